@@ -1,0 +1,3 @@
+from ppdm.cli import main
+
+main()

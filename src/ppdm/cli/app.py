@@ -1,0 +1,252 @@
+"""Command definitions. Heavy libraries are imported inside the commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ppdm.cli.options import (
+    ColumnsOpt,
+    DropOpt,
+    DropOtherOpt,
+    ForceOpt,
+    IdOpt,
+    LabelOpt,
+    OutOpt,
+    SeedOpt,
+    SepOpt,
+    split_list,
+)
+
+app = typer.Typer(
+    name="ppdm",
+    help="Privacy-preserving data publishing by perturbation: release a table, measure it, attack it.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+)
+datasets_app = typer.Typer(help="Bundled datasets and generators.", no_args_is_help=True)
+app.add_typer(datasets_app, name="datasets")
+
+
+def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def _parse_params(pairs: list[str] | None) -> dict[str, Any]:
+    from ppdm.exceptions import ParameterError
+
+    out: dict[str, Any] = {}
+    for p in pairs or []:
+        if "=" not in p:
+            raise ParameterError(f"-p expects key=value, got '{p}'")
+        k, v = p.split("=", 1)
+        try:
+            out[k.strip().replace("-", "_")] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k.strip().replace("-", "_")] = v
+    return out
+
+
+@app.command()
+def perturb(
+    input: Annotated[str, typer.Argument(help="Table to release: CSV/TSV/Parquet file, directory or glob.")],
+    output: OutOpt,
+    method: Annotated[str, typer.Option("--method", "-m", help="Mechanism (see `ppdm list`).")] = "svd",
+    rank: Annotated[int | None, typer.Option(help="Rank k (svd, ssvd).")] = None,
+    solver: Annotated[str | None, typer.Option(help="SVD solver: auto, exact, gram, lanczos, randomized.")] = None,
+    strategy: Annotated[str | None, typer.Option(help="Sparsification: sts, cts, ets (ssvd).")] = None,
+    eps_u: Annotated[float | None, typer.Option("--eps-u", help="Threshold on U_k (ssvd).")] = None,
+    eps_v: Annotated[float | None, typer.Option("--eps-v", help="Threshold on V_k (ssvd).")] = None,
+    alpha: Annotated[float | None, typer.Option(help="ETS growth rate (default 1/k).")] = None,
+    scale: Annotated[float | None, typer.Option(help="Noise scale: a of U[0,a] or sigma of N(0,sigma^2).")] = None,
+    distribution: Annotated[str | None, typer.Option(help="Noise distribution: uniform or normal.")] = None,
+    sigma: Annotated[float | None, typer.Option(help="Sigma of multiplicative noise or projection entries.")] = None,
+    kind: Annotated[str | None, typer.Option(help="Projection kind: arp, arpo, rpa, rpoa.")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Other parameter as key=value.")] = None,
+    partition_rows: Annotated[str | None, typer.Option(
+        "--partition-rows", help="Distort only these records: a leading count or comma-separated ids.")] = None,
+    partition_columns: Annotated[str | None, typer.Option(
+        "--partition-columns", help="Distort only these (confidential) columns: a count or names.")] = None,
+    id: IdOpt = None,
+    label: LabelOpt = None,
+    columns: ColumnsOpt = None,
+    drop: DropOpt = None,
+    drop_other: DropOtherOpt = False,
+    preprocess: Annotated[str, typer.Option(
+        help="Scaling before the mechanism: none, zscore, range, minshift, nonneg.")] = "zscore",
+    release_units: Annotated[str, typer.Option(help="original (default) or preprocessed units.")] = "original",
+    state: Annotated[Path | None, typer.Option(help="Write the secret state (keys) here, owner-only.")] = None,
+    seed: SeedOpt = 0,
+    force: ForceOpt = False,
+    sep: SepOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Release a perturbed copy of a table (ids, labels and other columns pass through in order)."""
+    from ppdm.pipeline import perturb as run
+
+    named = {"rank": rank, "solver": solver, "strategy": strategy, "eps_u": eps_u, "eps_v": eps_v,
+             "alpha": alpha, "scale": scale, "distribution": distribution, "sigma": sigma, "kind": kind}
+    params = {k: v for k, v in named.items() if v is not None} | _parse_params(param)
+    res = run(input, method=method, params=params, id=id, label=label, columns=split_list(columns),
+              drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
+              release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns,
+              output=output, state=state, force=force, seed=seed, sep=sep)
+    s = res.summary
+    if as_json:
+        print(json.dumps(s | {"output": str(res.output)}, indent=2))
+        return
+    c = _console()
+    c.print(f"released {s['n_rows']} rows x {s['n_released_columns']} perturbed columns with "
+            f"[bold]{method}[/] ({', '.join(f'{k}={v}' for k, v in params.items()) or 'defaults'}) "
+            f"-> {res.output}")
+    c.print(f"RE = {s['re']:.4f}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
+            + (f"   state -> {res.state} (secret; keep it private)" if res.state else ""))
+
+
+@app.command()
+def evaluate(
+    original: Annotated[str, typer.Argument(help="The original table.")],
+    release: Annotated[str, typer.Argument(help="The released table.")],
+    id: IdOpt = None,
+    label: LabelOpt = None,
+    columns: ColumnsOpt = None,
+    rank_mode: Annotated[str, typer.Option(help="RP/CP rank convention: sort_index or rank.")] = "sort_index",
+    normalize: Annotated[str | None, typer.Option(help="Pattern metrics on range-normalised data: range.")] = None,
+    utility: Annotated[str, typer.Option(help="Comma-separated utility measures: kmeans, svm.")] = "kmeans,svm",
+    seed: SeedOpt = 0,
+    sep: SepOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")] = False,
+) -> None:
+    """Distortion (RE, RP, RK, CP, CK, DistVal, ...) and utility of a release against its original."""
+    from ppdm.pipeline import evaluate as run
+
+    res = run(original, release, id=id, label=label, columns=split_list(columns), rank_mode=rank_mode,
+              normalize=normalize, utility=split_list(utility) or (), seed=seed, sep=sep)
+    if as_json:
+        print(json.dumps(res, indent=2))
+        return
+    from rich.table import Table
+
+    t = Table(title=f"release vs original ({res['n_rows']} rows, {len(res['columns'])} columns)")
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    t.add_column("meaning")
+    from ppdm.metrics import METRICS
+
+    for k, v in res["value"].items():
+        t.add_row(k.upper(), f"{v:.4f}", METRICS[k].description)
+    for k, v in res["pattern"].items():
+        if isinstance(v, float):
+            t.add_row(k, f"{v:.4f}", METRICS[k].description)
+    for k, v in res.get("utility", {}).items():
+        t.add_row(k, f"{v['release']:.2f}", f"original {v['original']:.2f}")
+    c = _console()
+    c.print(t)
+    c.print(f"pairwise metrics: {res['pattern']['pairs']}")
+
+
+@app.command()
+def reproduce(
+    table: Annotated[str | None, typer.Argument(help="Reproduction id (see --list).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the available reproductions.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the cells as JSON.")] = False,
+) -> None:
+    """Recompute a published table and compare it cell by cell (exit 1 when a deterministic cell fails)."""
+    from ppdm.experiments import REPRODUCTIONS, run_reproduction
+
+    if list_ or table is None:
+        c = _console()
+        for k, r in REPRODUCTIONS.items():
+            c.print(f"[bold]{k}[/]  {r.title}")
+        return
+    report = run_reproduction(table)
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        report.print(_console())
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+@app.command("list")
+def list_methods() -> None:
+    """List the registered mechanisms."""
+    from ppdm.registry import MECHANISMS
+
+    c = _console()
+    for e in MECHANISMS.values():
+        c.print(f"[bold]{e.name:<12}[/] {e.summary}")
+
+
+@app.command()
+def inspect(state: Annotated[Path, typer.Argument(help="A ppdm state file.")]) -> None:
+    """Show a state file's metadata (never its keys)."""
+    from ppdm.state import read_header
+
+    h = read_header(state)
+    shown = {k: v for k, v in h.items() if k not in ("header_sha256",)}
+    shown["arrays"] = {k: {"shape": v["shape"], "dtype": v["dtype"]} for k, v in h.get("arrays", {}).items()}
+    print(json.dumps(shown, indent=1))
+
+
+@datasets_app.command("list")
+def datasets_list() -> None:
+    """List bundled datasets and generators."""
+    from ppdm.datasets import DATASETS, GENERATORS
+
+    c = _console()
+    for d in DATASETS.values():
+        c.print(f"[bold]{d.name:<10}[/] {d.description}  ({d.source}, {d.licence})")
+    for name, desc in GENERATORS.items():
+        c.print(f"[bold]{name:<10}[/] generator: {desc}")
+
+
+@datasets_app.command("show")
+def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) -> None:
+    """Describe a dataset: shape, columns, classes."""
+    from ppdm.datasets import load
+
+    df = load(name)
+    c = _console()
+    c.print(f"[bold]{name}[/]: {df.shape[0]} rows x {df.shape[1] - 1} attributes + class")
+    c.print("columns: " + ", ".join(df.columns[:-1]))
+    counts = df["class"].value_counts().sort_index()
+    c.print("classes: " + ", ".join(f"{k} ({v})" for k, v in counts.items()))
+    c.print(df.describe().T.to_string())
+
+
+@datasets_app.command("export")
+def datasets_export(
+    name: Annotated[str, typer.Argument(help="Dataset or generator name.")],
+    output: OutOpt,
+    n: Annotated[int | None, typer.Option(help="Rows (generators).")] = None,
+    m: Annotated[int | None, typer.Option(help="Columns (generators).")] = None,
+    rank: Annotated[int | None, typer.Option(help="Rank (low_rank).")] = None,
+    noise: Annotated[float | None, typer.Option(help="Noise sigma (low_rank).")] = None,
+    seed: SeedOpt = 0,
+    force: ForceOpt = False,
+    with_id: Annotated[bool, typer.Option("--with-id", help="Add a 1-based 'id' column.")] = False,
+) -> None:
+    """Write a bundled or generated dataset to a file."""
+    from ppdm.data.io import check_output_path, write_table
+    from ppdm.datasets import DATASETS, generate, load
+
+    out = check_output_path(output, force=force)
+    if name in DATASETS:
+        df = load(name)
+    else:
+        kw = {k: v for k, v in {"n": n, "m": m, "rank": rank, "noise": noise}.items() if v is not None}
+        df = generate(name, random_state=seed, **kw)
+    if with_id:
+        df.insert(0, "id", range(1, len(df) + 1))
+    write_table(df, out)
+    print(f"wrote {name}: {df.shape[0]} rows x {df.shape[1]} columns -> {out}", file=sys.stdout)

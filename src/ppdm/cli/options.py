@@ -1,0 +1,28 @@
+"""Shared option declarations (defined once, used by every command)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+IdOpt = Annotated[str | None, typer.Option("--id", help="Identifier column: passed through unchanged.")]
+LabelOpt = Annotated[str | None, typer.Option("--label", help="Class column: passed through, used for utility.")]
+ColumnsOpt = Annotated[
+    str | None, typer.Option("--columns", help="Comma-separated columns to perturb (default: every numeric column).")
+]
+DropOpt = Annotated[str | None, typer.Option("--drop", help="Comma-separated columns to leave out of the release.")]
+DropOtherOpt = Annotated[
+    bool, typer.Option("--drop-other", help="Drop columns that are neither perturbed, id nor label.")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same bytes).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing outputs.")]
+SepOpt = Annotated[str | None, typer.Option("--sep", help="Field separator of text input (default ',' or tab).")]
+OutOpt = Annotated[Path, typer.Option("--output", "-o", help="Output file (.csv or .parquet).")]
+
+
+def split_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]

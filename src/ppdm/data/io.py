@@ -1,0 +1,229 @@
+"""Reading tables from CSV/TSV/Parquet/DataFrame/ndarray, and writing outputs atomically.
+
+Outputs are written to a temporary file in the destination directory and renamed into place, so a
+crash never leaves a half-written file. An output is never the input and is never overwritten unless
+``force`` is given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import glob
+import io
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ppdm.exceptions import InputError, OutputError
+
+__all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs"]
+
+_TEXT_FORMATS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
+_PARQUET = {".parquet", ".pq"}
+
+
+def table_format(path: str | os.PathLike[str]) -> str:
+    """Return ``'csv'`` or ``'parquet'`` for an output path, from its suffix."""
+    return "parquet" if Path(path).suffix.lower() in _PARQUET else "csv"
+
+
+def expand_inputs(source: str | os.PathLike[str]) -> list[Path]:
+    """Expand a path, a directory of Parquet files or a glob into the list of files it names."""
+    s = str(source)
+    if any(ch in s for ch in "*?["):
+        files = sorted(Path(f) for f in glob.glob(s))
+        if not files:
+            raise InputError(f"no file matches the pattern '{s}'; check the path and the quotes around it")
+        return files
+    p = Path(s)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.suffix.lower() in _PARQUET)
+        if not files:
+            raise InputError(f"directory '{p.name}' holds no .parquet files; pass a CSV/Parquet file or a glob")
+        return files
+    if not p.exists():
+        raise InputError(f"input file '{s}' does not exist; check the path")
+    return [p]
+
+
+def read_table(
+    source: str | os.PathLike[str] | pd.DataFrame | np.ndarray,
+    *,
+    sep: str | None = None,
+) -> pd.DataFrame:
+    """Read a table into a DataFrame.
+
+    Parameters
+    ----------
+    source : path, glob, DataFrame or ndarray
+        CSV/TSV/Parquet file, a directory or glob of Parquet files, a DataFrame (copied) or a 2-D array
+        (columns named ``x1..xm``).
+    sep : str, optional
+        Field separator for text files; by default ``,`` (``\\t`` for ``.tsv``).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    if isinstance(source, pd.DataFrame):
+        _check_columns(list(map(str, source.columns)), "DataFrame")
+        df = source.copy()
+        df.columns = [str(c) for c in df.columns]
+        return _check_rows(df, "DataFrame")
+    if isinstance(source, np.ndarray):
+        if source.ndim != 2:
+            raise InputError(f"array input must be 2-D, got {source.ndim}-D; reshape it to (n_rows, n_columns)")
+        return _check_rows(pd.DataFrame(source, columns=[f"x{j + 1}" for j in range(source.shape[1])]), "array")
+    files = expand_inputs(source)
+    if all(f.suffix.lower() in _PARQUET for f in files):
+        return _read_parquet(files)
+    if len(files) > 1:
+        raise InputError("several text files matched; merge them first or use Parquet files")
+    return _read_text(files[0], sep)
+
+
+def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
+    try:
+        parts = [pd.read_parquet(f) for f in files]
+    except Exception as e:  # pyarrow raises many types for damaged files
+        raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
+    cols = list(parts[0].columns)
+    for f, part in zip(files, parts, strict=True):
+        if list(part.columns) != cols:
+            raise InputError(f"Parquet file '{f.name}' has other columns than '{files[0].name}'; use one schema")
+    df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    df.columns = [str(c) for c in df.columns]
+    return _check_rows(df, files[0].name)
+
+
+def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
+    raw = path.read_bytes()
+    name = path.name
+    if not raw.strip():
+        raise InputError(f"'{name}' is empty; give a table with a header row and at least two data rows")
+    if b"\x00" in raw[:65536]:
+        raise InputError(f"'{name}' is not a text table (binary content); give a CSV, TSV or Parquet file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"'{name}' is not UTF-8 text; re-save it as UTF-8 CSV") from None
+    if sep is None:
+        sep = _TEXT_FORMATS.get(path.suffix.lower()) or ","
+    header_line = text.splitlines()[0]
+    header = next(csv.reader([header_line], delimiter=sep))
+    if len(header) == 1:
+        for other in (";", "\t", "|"):
+            if other != sep and other in header_line:
+                kind = "tab" if other == "\t" else f"'{other}'"
+                flag = "\\t" if other == "\t" else other
+                raise InputError(f"'{name}' looks {kind}-separated, not comma-separated; pass --sep '{flag}'")
+    _check_columns([h.strip() for h in header], name)
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
+    except pd.errors.ParserError as e:
+        msg = str(e).strip().splitlines()[-1]
+        raise InputError(f"'{name}' is not a well-formed table ({msg}); fix the row or pass --sep") from None
+    except (pd.errors.EmptyDataError, ValueError) as e:
+        raise InputError(f"'{name}' cannot be parsed as a table ({type(e).__name__}); check its format") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return _check_rows(df, name)
+
+
+def _check_columns(cols: list[str], name: str) -> None:
+    seen: set[str] = set()
+    for c in cols:
+        if c == "" or c.lower().startswith("unnamed:"):
+            raise InputError(f"'{name}' has an unnamed column; give every column a header name")
+        if c in seen:
+            raise InputError(f"'{name}' has the column name '{c}' twice; rename one of them")
+        seen.add(c)
+
+
+def _check_rows(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    if df.shape[1] == 0:
+        raise InputError(f"'{name}' has no columns; give a table with a header row")
+    if len(df) == 0:
+        raise InputError(f"'{name}' has a header but no data rows; give at least two rows")
+    return df
+
+
+# ----------------------------------------------------------------------------------------- outputs
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+def check_output_path(
+    path: str | os.PathLike[str],
+    *,
+    inputs: Sequence[str | os.PathLike[str]] = (),
+    force: bool = False,
+    what: str = "output",
+) -> Path:
+    """Check, before any work, that ``path`` may be written; return it as a Path.
+
+    Raises :class:`OutputError` when it names an input, exists without ``force``, or its directory is
+    missing or not writable.
+    """
+    p = Path(path)
+    for src in inputs:
+        s = str(src)
+        if any(ch in s for ch in "*?["):
+            matched = [Path(f) for f in glob.glob(s)]
+        else:
+            matched = [Path(s)]
+            if Path(s).is_dir():
+                matched += list(Path(s).iterdir())
+        for m in matched:
+            if p.resolve() == m.resolve() or _same_file(p, m):
+                raise OutputError(f"{what} '{p.name}' is the input file; choose another output path")
+    if p.exists() and not force:
+        raise OutputError(f"{what} '{p.name}' already exists; pass --force to overwrite it or choose another path")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"directory of {what} '{p}' does not exist; create it first")
+    if not os.access(parent, os.W_OK):
+        raise OutputError(f"directory of {what} '{p}' is not writable; choose another path")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], *, mode: int = 0o644, binary: bool = True) -> Iterator[io.IOBase]:
+    """Open a temporary file beside ``path``; on success fsync and rename it to ``path``.
+
+    On any exception the temporary file is removed and ``path`` is left as it was.
+    """
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike[str], *, fmt: str | None = None) -> Path:
+    """Write ``df`` atomically as CSV or Parquet (by suffix unless ``fmt`` is given)."""
+    p = Path(path)
+    fmt = fmt or ("parquet" if p.suffix.lower() in _PARQUET else "csv")
+    with atomic_write(p) as f:
+        if fmt == "parquet":
+            df.to_parquet(f, index=False)
+        else:
+            f.write(df.to_csv(index=False, lineterminator="\n").encode("utf-8"))
+    return p

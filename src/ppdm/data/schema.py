@@ -1,0 +1,183 @@
+"""Column roles: which columns are released (perturbed), passed through unchanged, or dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.exceptions import InputError
+
+__all__ = ["Schema", "resolve_schema"]
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Roles of the columns of one table.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        Every input column, in input order.
+    released : tuple of str
+        Numeric columns that the mechanism perturbs, in input order.
+    id, label : str or None
+        Identifier and class columns, passed through unchanged.
+    passthrough : tuple of str
+        Other columns copied unchanged into the release.
+    dropped : tuple of str
+        Columns left out of the release.
+    """
+
+    columns: tuple[str, ...]
+    released: tuple[str, ...]
+    id: str | None = None
+    label: str | None = None
+    passthrough: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+    # -- data ------------------------------------------------------------------------------------
+
+    def matrix(self, df: pd.DataFrame) -> np.ndarray:
+        """The released columns of ``df`` as a float64 array, checked for text, NaN and infinity."""
+        return numeric_matrix(df, self.released)
+
+    def assemble(self, df: pd.DataFrame, released: np.ndarray) -> pd.DataFrame:
+        """Put ``released`` values back into the table: input column order, dropped columns removed."""
+        out = {}
+        block = dict(zip(self.released, np.asarray(released).T, strict=True))
+        for c in self.columns:
+            if c in self.dropped:
+                continue
+            out[c] = block[c] if c in block else df[c].to_numpy()
+        return pd.DataFrame(out, index=range(len(df)))
+
+    def check_batch(self, df: pd.DataFrame, what: str = "batch") -> None:
+        """Check that a later batch has exactly this schema's columns, in the same order."""
+        cols = tuple(map(str, df.columns))
+        if cols == self.columns:
+            return
+        missing = [c for c in self.columns if c not in cols]
+        extra = [c for c in cols if c not in self.columns]
+        if missing:
+            raise InputError(f"{what} lacks column(s) {_names(missing)}; send the same columns as the first table")
+        if extra:
+            raise InputError(f"{what} has unexpected column(s) {_names(extra)}; drop them or start a new state")
+        raise InputError(f"{what} has the right columns in another order; reorder them as in the first table")
+
+    # -- serialisation ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Schema:
+        return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+
+
+def _names(cols: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(f"'{c}'" for c in cols[:limit])
+    return shown + (f" and {len(cols) - limit} more" if len(cols) > limit else "")
+
+
+def _looks_numeric(s: pd.Series) -> bool:
+    """True when an object column holds mostly numbers (so stray text in it is a data error)."""
+    vals = s.dropna()
+    if len(vals) == 0:
+        return False
+    parsed = pd.to_numeric(vals.astype(str).str.strip(), errors="coerce")
+    return bool(parsed.notna().mean() >= 0.5)
+
+
+def resolve_schema(
+    df: pd.DataFrame,
+    *,
+    columns: Sequence[str] | None = None,
+    id: str | None = None,
+    label: str | None = None,
+    drop: Sequence[str] = (),
+    drop_other: bool = False,
+    allow_categorical: bool = False,
+) -> Schema:
+    """Decide the role of every column of ``df``.
+
+    Parameters
+    ----------
+    df : DataFrame
+    columns : sequence of str, optional
+        Columns to perturb. Default: every numeric column that is not the id or the label.
+    id, label : str, optional
+        Identifier and class columns, passed through unchanged and never perturbed.
+    drop : sequence of str
+        Columns to leave out of the release.
+    drop_other : bool
+        Drop (instead of passing through) columns that are neither released, id nor label.
+    allow_categorical : bool
+        Let text columns be released (only for mechanisms that handle categorical data).
+    """
+    cols = tuple(map(str, df.columns))
+    named = [("--id", id), ("--label", label)] + [("--columns", c) for c in (columns or ())]
+    named += [("--drop", c) for c in drop]
+    for flag, c in named:
+        if c is not None and c not in cols:
+            raise InputError(f"{flag} names column '{c}', which the table does not have; columns are {_names(cols)}")
+    if id is not None and id == label:
+        raise InputError(f"column '{id}' cannot be both --id and --label; name two different columns")
+    if columns is not None and len(set(columns)) != len(columns):
+        raise InputError("--columns names a column twice; list each column once")
+    special = {c for c in (id, label) if c is not None}
+    if columns is not None:
+        clash = special.intersection(columns)
+        if clash:
+            raise InputError(f"column {_names(sorted(clash))} is the id or label and cannot be perturbed")
+        released = [c for c in cols if c in set(columns)]
+        for c in released:
+            if not pd.api.types.is_numeric_dtype(df[c]) and not allow_categorical:
+                raise InputError(
+                    f"column '{c}' holds text, which this method cannot perturb; fix the values or leave it out"
+                )
+    else:
+        released = []
+        for c in cols:
+            if c in special or c in drop:
+                continue
+            s = df[c]
+            if pd.api.types.is_bool_dtype(s):
+                continue
+            if pd.api.types.is_numeric_dtype(s):
+                released.append(c)
+            elif _looks_numeric(s) and not allow_categorical:
+                bad = int(pd.to_numeric(s.dropna().astype(str).str.strip(), errors="coerce").isna().sum())
+                raise InputError(
+                    f"column '{c}' is numeric but {bad} cell(s) hold text; fix them, or pass --drop '{c}'"
+                )
+            elif allow_categorical:
+                released.append(c)
+    if not released:
+        raise InputError("no numeric column to perturb; name them with --columns or check --id/--label")
+    other = [c for c in cols if c not in released and c not in special]
+    dropped = [c for c in other if c in drop or drop_other]
+    passthrough = [c for c in other if c not in dropped]
+    return Schema(cols, tuple(released), id, label, tuple(passthrough), tuple(dropped))
+
+
+def numeric_matrix(df: pd.DataFrame, cols: Sequence[str]) -> np.ndarray:
+    """``df[cols]`` as float64, with a clear error for text, NaN or infinite cells."""
+    for c in cols:
+        if not pd.api.types.is_numeric_dtype(df[c]):
+            raise InputError(f"column '{c}' holds text; fix the values or leave the column out")
+    X = df[list(cols)].to_numpy(dtype=np.float64, copy=True)
+    bad = ~np.isfinite(X)
+    if bad.any():
+        j = int(np.flatnonzero(bad.any(axis=0))[0])
+        n_nan, n_inf = int(np.isnan(X).sum()), int(np.isinf(X).sum())
+        kind = " and ".join(k for k, n in (("missing", n_nan), ("infinite", n_inf)) if n)
+        raise InputError(
+            f"{n_nan + n_inf} {kind} value(s), first in column '{cols[j]}'; fill or drop those rows first"
+        )
+    if X.shape[0] < 2:
+        raise InputError(f"the table has {X.shape[0]} data row; a release needs at least two rows")
+    return X

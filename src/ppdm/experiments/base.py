@@ -1,0 +1,112 @@
+"""Reproduction reports: computed next to published values, pass/fail per cell."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from typing import Any
+
+__all__ = ["Cell", "Reproduction", "ReproductionReport", "reference_rows", "reference_json"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One compared value.
+
+    ``kind`` is ``'exact'`` (deterministic; a failure fails the reproduction), ``'statistical'``
+    (random: checked against a tolerance derived from repeated seeds; also fails the reproduction) or
+    ``'info'`` (shown, not checked: e.g. SVMlight accuracies whose C and folds are unknown).
+    """
+
+    row: str
+    column: str
+    computed: float
+    published: float | None
+    tol: float | None
+    kind: str = "exact"
+    note: str = ""
+
+    @property
+    def passed(self) -> bool | None:
+        if self.kind == "info" or self.published is None or self.tol is None:
+            return None
+        return abs(self.computed - self.published) <= self.tol
+
+
+@dataclass
+class ReproductionReport:
+    id: str
+    title: str
+    cells: list[Cell] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, row: str, column: str, computed: float, published: float | None, tol: float | None,
+            kind: str = "exact", note: str = "") -> None:
+        self.cells.append(Cell(row, column, float(computed), None if published is None else float(published),
+                               tol, kind, note))
+
+    @property
+    def checked(self) -> list[Cell]:
+        return [c for c in self.cells if c.passed is not None]
+
+    @property
+    def failed(self) -> list[Cell]:
+        return [c for c in self.cells if c.passed is False]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "passed": self.passed,
+            "n_checked": len(self.checked),
+            "n_failed": len(self.failed),
+            "notes": self.notes,
+            "cells": [asdict(c) | {"passed": c.passed} for c in self.cells],
+        }
+
+    def print(self, console: Any) -> None:
+        from rich.table import Table
+
+        t = Table(title=f"{self.id}: {self.title}")
+        for col in ("row", "column", "computed", "published", "tol", "kind", "result"):
+            t.add_column(col, justify="right" if col in ("computed", "published", "tol") else "left")
+        for c in self.cells:
+            mark = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "-"}[c.passed]
+            t.add_row(c.row, c.column, f"{c.computed:.4f}", "" if c.published is None else f"{c.published:.4f}",
+                      "" if c.tol is None else f"{c.tol:g}", c.kind, mark + (f" {c.note}" if c.note else ""))
+        console.print(t)
+        for n in self.notes:
+            console.print(f"note: {n}")
+        n_ok = len(self.checked) - len(self.failed)
+        colour = "green" if self.passed else "red"
+        console.print(f"[{colour}]{self.id}: {n_ok}/{len(self.checked)} checked cells pass[/]")
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    id: str
+    title: str
+    run: Callable[[], ReproductionReport]
+    slow: bool = False
+
+
+def _ref(name: str):  # type: ignore[no-untyped-def]
+    return resources.files("ppdm.experiments").joinpath("reference", name)
+
+
+def reference_rows(name: str) -> list[dict[str, str]]:
+    """Rows of a bundled reference CSV (published values, transcribed from the papers)."""
+    with _ref(name).open("r", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def reference_json(key: str) -> Any:
+    with _ref("worked_examples.json").open("r", encoding="utf-8") as f:
+        return json.load(f)[key]

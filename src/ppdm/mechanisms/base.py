@@ -1,0 +1,91 @@
+"""The mechanism contract shared by every perturbation method.
+
+A mechanism is a scikit-learn transformer: parameters are stored unchanged by ``__init__``; ``fit``
+learns or draws everything else into attributes ending in ``_``; ``transform`` releases rows;
+``fit_transform`` releases the table it was fitted on. The attributes listed in ``_secret`` are key
+material: they invert or de-noise the release and live only in state files.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ppdm.utils.validation import check_array
+
+__all__ = ["Mechanism", "seed_from"]
+
+
+def seed_from(random_state: object) -> int:
+    """A 63-bit integer seed drawn from ``random_state`` (None, int, RandomState or Generator)."""
+    rng = np.random.default_rng(random_state)  # type: ignore[arg-type]
+    return int(rng.integers(0, 2**63 - 1))
+
+
+class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Base class: input checks, state export and the identity of fitted attributes."""
+
+    #: fitted attributes that are key material (never published)
+    _secret: ClassVar[tuple[str, ...]] = ()
+    #: True when the release depends on random draws
+    _stochastic: ClassVar[bool] = False
+    #: True when released rows depend on other rows (cannot release new rows one by one)
+    _table_level: ClassVar[bool] = False
+
+    def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
+        A = check_array(X, min_rows=2 if reset else 1)
+        if reset:
+            self.n_features_in_ = A.shape[1]
+        elif A.shape[1] != self.n_features_in_:
+            from ppdm.exceptions import InputError
+
+            raise InputError(
+                f"X has {A.shape[1]} columns but {type(self).__name__} was fitted on {self.n_features_in_}"
+            )
+        return A
+
+    def _check_fitted(self) -> None:
+        check_is_fitted(self)
+
+    # -- state -------------------------------------------------------------------------------------
+
+    def fitted_attributes(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("_")}
+
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Split the fitted mechanism into a JSON-able header and arrays (for :mod:`ppdm.state`)."""
+        self._check_fitted()
+        scalars: dict[str, Any] = {}
+        arrays: dict[str, np.ndarray] = {}
+        for k, v in self.fitted_attributes().items():
+            if isinstance(v, np.ndarray):
+                arrays[k] = v
+            elif isinstance(v, (np.integer, np.floating, np.bool_)):
+                scalars[k] = v.item()
+            elif v is None or isinstance(v, (int, float, str, bool, list, tuple)):
+                scalars[k] = list(v) if isinstance(v, tuple) else v
+        params = {k: v for k, v in self.get_params(deep=False).items() if _jsonable(v)}
+        return {"class": type(self).__name__, "params": params, "fitted": scalars}, arrays
+
+    @classmethod
+    def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> Mechanism:
+        obj = cls(**header["params"])
+        for k, v in header["fitted"].items():
+            setattr(obj, k, v)
+        for k, v in arrays.items():
+            setattr(obj, k, v)
+        return obj
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+def _jsonable(v: object) -> bool:
+    return v is None or isinstance(v, (int, float, str, bool)) or (
+        isinstance(v, (list, tuple)) and all(_jsonable(x) for x in v)
+    )

@@ -1,0 +1,90 @@
+"""One explicit table of the mechanisms: stable names -> classes (imported lazily).
+
+The CLI, ``ppdm list``, the release sweep and the common test suite all read this table, so adding a
+mechanism is one class plus one entry here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ppdm.exceptions import ParameterError
+
+__all__ = ["MechanismEntry", "MECHANISMS", "get", "build", "class_by_name", "names"]
+
+
+@dataclass(frozen=True)
+class MechanismEntry:
+    name: str
+    target: str  # "module:Class"
+    summary: str
+    #: cheap parameters for tests (and defaults of the release sweep's grid)
+    test_params: dict[str, Any] = field(default_factory=dict)
+    #: True when the mechanism accepts categorical columns
+    categorical: bool = False
+
+    def load(self) -> type:
+        module, cls = self.target.split(":")
+        return getattr(importlib.import_module(module), cls)
+
+
+MECHANISMS: dict[str, MechanismEntry] = {
+    e.name: e
+    for e in (
+        MechanismEntry("svd", "ppdm.mechanisms.svd:ThinSVD", "thin (truncated) SVD, rank k", {"rank": 2}),
+        MechanismEntry(
+            "ssvd", "ppdm.mechanisms.sparsified:SparsifiedSVD",
+            "sparsified SVD (STS/CTS/ETS thresholds on U_k and V_k)", {"rank": 2, "eps_u": 0.02, "eps_v": 0.02},
+        ),
+        MechanismEntry(
+            "partition", "ppdm.mechanisms.partition:StructuralPartition",
+            "structural partition: distort only a block of rows and/or columns", {"columns": 2},
+        ),
+        MechanismEntry("noise", "ppdm.mechanisms.noise:AdditiveNoise",
+                       "additive noise, uniform U[0,a] (or symmetric) or Gaussian N(0, sigma^2)", {"scale": 0.5}),
+        MechanismEntry("mult-noise", "ppdm.mechanisms.noise:MultiplicativeNoise",
+                       "multiplicative noise x * N(1, sigma^2)", {"sigma": 0.1}),
+        MechanismEntry("projection", "ppdm.mechanisms.projection:RandomProjection",
+                       "random projection Arp / Arpo / rpA / rpoA", {"kind": "arpo"}),
+        MechanismEntry("rotation", "ppdm.mechanisms.projection:RandomRotation",
+                       "random rotation (Haar orthogonal)", {}),
+    )
+}
+
+
+def names() -> list[str]:
+    return list(MECHANISMS)
+
+
+def get(name: str) -> MechanismEntry:
+    if name not in MECHANISMS:
+        raise ParameterError(f"unknown method '{name}'; choose one of {', '.join(MECHANISMS)} (see `ppdm list`)")
+    return MECHANISMS[name]
+
+
+def build(name: str, params: dict[str, Any] | None = None, *, random_state: object = None) -> Any:
+    """Instantiate a registered mechanism; unknown parameter names give a clear error."""
+    cls = get(name).load()
+    params = dict(params or {})
+    import inspect
+
+    allowed = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ParameterError(
+            f"method '{name}' has no parameter {', '.join(repr(u) for u in unknown)}; "
+            f"its parameters are {', '.join(sorted(allowed))}"
+        )
+    if "random_state" in allowed and "random_state" not in params:
+        params["random_state"] = random_state
+    return cls(**params)
+
+
+def class_by_name(class_name: str) -> type:
+    """The mechanism class with this ``__name__`` (for loading state files)."""
+    for e in MECHANISMS.values():
+        if e.target.split(":")[1] == class_name:
+            return e.load()
+    raise ParameterError(f"state refers to unknown mechanism class '{class_name}'")

@@ -1,0 +1,120 @@
+"""State files: the secret part of a release (keys, factors, seeds), without pickle.
+
+A state file is a zip archive holding ``header.json`` (format version, kind, schema, parameters,
+counts, and a SHA-256 checksum of every array) and one ``.npy`` member per array, loaded with
+``allow_pickle=False``. It is written to a temporary file with owner-only permissions (0600) and
+renamed into place, so a crash leaves the previous state intact. Truncated or tampered files fail the
+checksum test with a clear error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ppdm.data.io import atomic_write
+from ppdm.exceptions import StateError
+
+__all__ = ["FORMAT_VERSION", "save_state", "load_state", "read_header"]
+
+FORMAT_VERSION = 1
+_MAGIC = "ppdm-state"
+
+
+def _digest(a: np.ndarray) -> str:
+    h = hashlib.sha256()
+    h.update(str(a.dtype).encode())
+    h.update(str(a.shape).encode())
+    h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def _header_digest(header: dict[str, Any]) -> str:
+    body = {k: v for k, v in header.items() if k != "header_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def save_state(path: str | Path, kind: str, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> Path:
+    """Write a state file atomically with mode 0600."""
+    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    for k, a in arrays.items():
+        if a.dtype == object:
+            raise StateError(f"state array '{k}' has dtype object, which cannot be stored without pickle")
+    full = {
+        "magic": _MAGIC,
+        "format_version": FORMAT_VERSION,
+        "kind": kind,
+        **header,
+        "arrays": {k: {"sha256": _digest(a), "shape": list(a.shape), "dtype": str(a.dtype)} for k, a in arrays.items()},
+    }
+    full["header_sha256"] = _header_digest(full)
+    p = Path(path)
+    with atomic_write(p, mode=0o600) as f:
+        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as z:
+            z.writestr("header.json", json.dumps(full, indent=1, sort_keys=True))
+            for k, a in arrays.items():
+                buf = io.BytesIO()
+                np.save(buf, a, allow_pickle=False)
+                z.writestr(f"{k}.npy", buf.getvalue())
+    return p
+
+
+def read_header(path: str | Path, kind: str | None = None) -> dict[str, Any]:
+    """Read and verify only the JSON header of a state file (no key material)."""
+    with _open(path) as z:
+        return _header(z, path, kind)
+
+
+def load_state(path: str | Path, kind: str | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Load and verify a state file; return ``(header, arrays)``."""
+    name = Path(path).name
+    with _open(path) as z:
+        header = _header(z, path, kind)
+        arrays: dict[str, np.ndarray] = {}
+        for k, meta in header["arrays"].items():
+            try:
+                a = np.load(io.BytesIO(z.read(f"{k}.npy")), allow_pickle=False)
+            except ValueError:
+                raise StateError(f"state file '{name}' holds pickled objects, which ppdm never loads") from None
+            except (KeyError, zipfile.BadZipFile, OSError, EOFError):
+                raise StateError(f"state file '{name}' fails its checksum (array '{k}' damaged or truncated)") from None
+            if _digest(a) != meta["sha256"]:
+                raise StateError(f"state file '{name}' fails its checksum (array '{k}'); it was modified or truncated")
+            arrays[k] = a
+    return header, arrays
+
+
+def _open(path: str | Path) -> zipfile.ZipFile:
+    p = Path(path)
+    if not p.exists():
+        raise StateError(f"state file '{p}' does not exist; check the path")
+    try:
+        return zipfile.ZipFile(p, "r")
+    except (zipfile.BadZipFile, OSError):
+        raise StateError(f"'{p.name}' is not a ppdm state file (truncated or another format)") from None
+
+
+def _header(z: zipfile.ZipFile, path: str | Path, kind: str | None) -> dict[str, Any]:
+    name = Path(path).name
+    try:
+        header = json.loads(z.read("header.json"))
+    except (KeyError, ValueError, zipfile.BadZipFile, OSError, EOFError):
+        raise StateError(f"'{name}' is not a ppdm state file (no readable header)") from None
+    if not isinstance(header, dict) or header.get("magic") != _MAGIC:
+        raise StateError(f"'{name}' is not a ppdm state file")
+    if header.get("header_sha256") != _header_digest(header):
+        raise StateError(f"state file '{name}' fails its header checksum; it was modified")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise StateError(
+            f"state file '{name}' has format version {header.get('format_version')}, this ppdm reads "
+            f"{FORMAT_VERSION}; use the ppdm version that wrote it"
+        )
+    if kind is not None and header.get("kind") != kind:
+        raise StateError(f"state file '{name}' is a '{header.get('kind')}' state, not '{kind}'")
+    return header

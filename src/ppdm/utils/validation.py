@@ -1,0 +1,92 @@
+"""Parameter and array checks with messages that name the parameter, the rule and the fix."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from ppdm.exceptions import InputError, ParameterError, ResourceError
+
+__all__ = ["check_array", "check_int", "check_real", "check_choice", "check_rank", "check_memory"]
+
+# the default memory budget for one intermediate array (bytes); pairwise work is chunked below it
+MEMORY_BUDGET = 2 * 1024**3
+
+
+def check_array(X: object, *, name: str = "X", min_rows: int = 2, min_cols: int = 1) -> np.ndarray:
+    """A finite 2-D float64 array (a copy only when a conversion is needed)."""
+    try:
+        A = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numeric; convert text columns or leave them out") from None
+    if A.ndim != 2:
+        raise InputError(f"{name} must be 2-D (rows x columns), got {A.ndim}-D; reshape it")
+    if A.shape[0] < min_rows:
+        raise InputError(f"{name} has {A.shape[0]} row(s); at least {min_rows} are needed")
+    if A.shape[1] < min_cols:
+        raise InputError(f"{name} has {A.shape[1]} column(s); at least {min_cols} are needed")
+    if not np.isfinite(A).all():
+        raise InputError(f"{name} holds missing or infinite values; fill or drop them first")
+    return A
+
+
+def check_int(value: object, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """An integer in ``[low, high]`` (inclusive bounds)."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ParameterError(f"{name} must be an integer; got {type(value).__name__}")
+    v = int(value)
+    if (low is not None and v < low) or (high is not None and v > high):
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ParameterError(f"{name} must be in [{lo}, {hi}]; got {v}")
+    return v
+
+
+def check_real(
+    value: object,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    high_open: bool = False,
+    low_open: bool = False,
+) -> float:
+    """A finite real number in the given interval."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(float(value)):
+        raise ParameterError(f"{name} must be a finite number; got {value!r}")
+    v = float(value)
+    bad_low = low is not None and (v <= low if low_open else v < low)
+    bad_high = high is not None and (v >= high if high_open else v > high)
+    if bad_low or bad_high:
+        lb = "(" if low_open else "["
+        rb = ")" if high_open else "]"
+        raise ParameterError(f"{name} must be in {lb}{low if low is not None else '-inf'}, "
+                             f"{high if high is not None else 'inf'}{rb}; got {v:g}")
+    return v
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ParameterError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return str(value)
+
+
+def check_rank(rank: object, n: int, m: int, name: str = "rank") -> int:
+    """A rank ``1 <= k < min(n, m)``: a rank-min(n, m) release would be the data itself."""
+    k = check_int(rank, name)
+    top = min(n, m)
+    if k < 1 or k >= top:
+        raise ParameterError(
+            f"{name}={k} must satisfy 1 <= {name} < min(n_rows, n_columns) = {top}; choose a smaller {name}"
+            if k >= 1 else f"{name}={k} must be at least 1"
+        )
+    return k
+
+
+def check_memory(n_bytes: float, what: str, fix: str, budget: float = MEMORY_BUDGET) -> None:
+    """Refuse an allocation larger than ``budget``, naming the option that makes the job feasible."""
+    if n_bytes > budget:
+        raise ResourceError(
+            f"{what} would need {n_bytes / 1024**3:.1f} GiB (budget {budget / 1024**3:.1f} GiB); {fix}"
+        )

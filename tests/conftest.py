@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(int(os.environ.get("PPDM_TEST_SEED", "0")))
+
+
+@pytest.fixture
+def wdbc() -> pd.DataFrame:
+    from ppdm import datasets
+
+    return datasets.load("wdbc")
+
+
+@pytest.fixture
+def table(tmp_path: Path, rng: np.random.Generator) -> Path:
+    """A small CSV with an id, a label, six numeric columns and a text column."""
+    n = 60
+    X = rng.normal(size=(n, 3)) @ rng.normal(size=(3, 6)) + rng.normal(scale=0.1, size=(n, 6)) + 5
+    df = pd.DataFrame(X, columns=[f"a{j}" for j in range(6)])
+    df.insert(0, "pid", np.arange(100, 100 + n))
+    df["site"] = np.where(np.arange(n) % 2, "north", "south")
+    df["diagnosis"] = np.where(X[:, 0] > 5, "M", "B")
+    path = tmp_path / "patients.csv"
+    df.to_csv(path, index=False)
+    return path

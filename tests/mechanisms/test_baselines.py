@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+
+from ppdm.exceptions import ParameterError, PrivacyWarning, ResourceError
+from ppdm.mechanisms import AdditiveNoise, MultiplicativeNoise, RandomProjection, RandomRotation
+
+
+def test_noise_statistics(rng: np.random.Generator) -> None:
+    X = np.zeros((4000, 5))
+    E = AdditiveNoise(2.0, distribution="uniform", random_state=1).fit_transform(X)
+    assert E.min() >= 0 and E.max() <= 2.0
+    assert E.mean() == pytest.approx(1.0, abs=0.03)  # U[0, 2]: mean 1, sd 0.577 / sqrt(20000)
+    S = AdditiveNoise(2.0, distribution="uniform", symmetric=True, random_state=1).fit_transform(X)
+    assert S.min() >= -2 and S.mean() == pytest.approx(0.0, abs=0.03)
+    G = AdditiveNoise(3.0, random_state=1).fit_transform(X)
+    assert G.std() == pytest.approx(3.0, rel=0.02)
+    M = MultiplicativeNoise(0.1, random_state=1).fit_transform(np.full((4000, 5), 10.0))
+    assert M.mean() == pytest.approx(10.0, abs=0.05) and M.std() == pytest.approx(1.0, rel=0.03)
+
+
+def test_noise_is_seeded_and_warns_at_zero(rng: np.random.Generator) -> None:
+    X = rng.normal(size=(10, 3))
+    a = AdditiveNoise(1.0, random_state=5).fit_transform(X)
+    b = AdditiveNoise(1.0, random_state=5).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, AdditiveNoise(1.0, random_state=6).fit_transform(X))
+    with pytest.warns(PrivacyWarning):
+        AdditiveNoise(0.0).fit(X)
+
+
+def test_orthonormal_projections_keep_distances_and_gram(rng: np.random.Generator) -> None:
+    X = rng.normal(size=(40, 6))
+    arpo = RandomProjection("arpo", sigma=3.0, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(pdist(arpo), pdist(X), rtol=1e-10)
+    rpoa = RandomProjection("rpoa", random_state=0).fit_transform(X)
+    np.testing.assert_allclose(rpoa.T @ rpoa, X.T @ X, rtol=1e-9, atol=1e-9)
+    rot = RandomRotation(random_state=0).fit(X)
+    np.testing.assert_allclose(pdist(rot.transform(X)), pdist(X), rtol=1e-10)
+    np.testing.assert_allclose(rot.transform(X) @ rot.rotation_.T, X, atol=1e-12)
+    arp = RandomProjection("arp", sigma=2.0, random_state=0).fit(X)
+    assert arp.projection_.std() == pytest.approx(2.0, rel=0.25)
+
+
+def test_left_projection_limits(rng: np.random.Generator) -> None:
+    X = rng.normal(size=(20, 3))
+    m = RandomProjection("rpa", random_state=0).fit(X)
+    with pytest.raises(ParameterError, match="mixes records"):
+        m.transform(X[:5])
+    with pytest.raises(ResourceError, match="arpo"):
+        RandomProjection("rpoa").fit(np.zeros((20000, 2)))
