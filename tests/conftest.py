@@ -7,7 +7,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+def _find_shared() -> Path:
+    """The project's shared/ folder (specs, reference tables, datasets): beside the repository."""
+    if os.environ.get("PPDM_SHARED"):
+        return Path(os.environ["PPDM_SHARED"])
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "shared" / "reference").is_dir():
+            return parent / "shared"
+    return Path(__file__).resolve().parents[2] / "shared"
+
+
+SHARED = _find_shared()
 
 
 @pytest.fixture
