@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "PPDMError",
     "InputError",
+    "InputTypeError",
     "ParameterError",
     "OutputError",
     "StateError",
@@ -25,6 +26,10 @@ class PPDMError(Exception):
 
 class InputError(PPDMError, ValueError):
     """The input table cannot be used as given (format, missing values, column names, ...)."""
+
+
+class InputTypeError(InputError, TypeError):
+    """The input has a type that cannot be used (object, complex, sparse where unsupported)."""
 
 
 class ParameterError(PPDMError, ValueError):

@@ -33,14 +33,14 @@ class MechanismEntry:
 MECHANISMS: dict[str, MechanismEntry] = {
     e.name: e
     for e in (
-        MechanismEntry("svd", "ppdm.mechanisms.svd:ThinSVD", "thin (truncated) SVD, rank k", {"rank": 2}),
+        MechanismEntry("svd", "ppdm.mechanisms.svd:ThinSVD", "thin (truncated) SVD, rank k", {"rank": 1}),
         MechanismEntry(
             "ssvd", "ppdm.mechanisms.sparsified:SparsifiedSVD",
-            "sparsified SVD (STS/CTS/ETS thresholds on U_k and V_k)", {"rank": 2, "eps_u": 0.02, "eps_v": 0.02},
+            "sparsified SVD (STS/CTS/ETS thresholds on U_k and V_k)", {"rank": 1, "eps_u": 0.02, "eps_v": 0.02},
         ),
         MechanismEntry(
             "partition", "ppdm.mechanisms.partition:StructuralPartition",
-            "structural partition: distort only a block of rows and/or columns", {"columns": 2},
+            "structural partition: distort only a block of rows and/or columns", {"columns": 4},
         ),
         MechanismEntry("noise", "ppdm.mechanisms.noise:AdditiveNoise",
                        "additive noise, uniform U[0,a] (or symmetric) or Gaussian N(0, sigma^2)", {"scale": 0.5}),

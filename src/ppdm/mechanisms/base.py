@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ppdm.utils.validation import check_array
+from ppdm.exceptions import InputError, InputTypeError, PPDMError
 
 __all__ = ["Mechanism", "seed_from"]
 
@@ -36,16 +36,15 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     _table_level: ClassVar[bool] = False
 
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
-        A = check_array(X, min_rows=2 if reset else 1)
-        if reset:
-            self.n_features_in_ = A.shape[1]
-        elif A.shape[1] != self.n_features_in_:
-            from ppdm.exceptions import InputError
-
-            raise InputError(
-                f"X has {A.shape[1]} columns but {type(self).__name__} was fitted on {self.n_features_in_}"
-            )
-        return A
+        """Validate with scikit-learn's public ``validate_data``; failures become :class:`InputError`."""
+        try:
+            return validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=2 if reset else 1)
+        except TypeError as e:
+            raise InputTypeError(str(e)) from None
+        except ValueError as e:
+            if isinstance(e, PPDMError):
+                raise
+            raise InputError(str(e)) from None
 
     def _check_fitted(self) -> None:
         check_is_fitted(self)

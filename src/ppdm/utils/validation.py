@@ -76,6 +76,8 @@ def check_rank(rank: object, n: int, m: int, name: str = "rank") -> int:
     """A rank ``1 <= k < min(n, m)``: a rank-min(n, m) release would be the data itself."""
     k = check_int(rank, name)
     top = min(n, m)
+    if m < 2:
+        raise ParameterError(f"X has {m} feature(s); a rank-{k} release needs at least 2 columns")
     if k < 1 or k >= top:
         raise ParameterError(
             f"{name}={k} must satisfy 1 <= {name} < min(n_rows, n_columns) = {top}; choose a smaller {name}"
