@@ -63,7 +63,7 @@ def test_common_contract(name: str, rng: np.random.Generator) -> None:
     header, arrays = est.to_state()
     assert all(isinstance(a, np.ndarray) and a.dtype != object for a in arrays.values())
     restored = type(est).from_state(header, arrays)
-    if not getattr(est, "_table_level", False) is True:
+    if getattr(est, "_table_level", False) is not True:
         np.testing.assert_allclose(restored.transform(X), est.transform(X), rtol=1e-12, atol=1e-12)
     # secret attributes are declared and exist after fit
     for attr in getattr(type(est), "_secret", ()):
