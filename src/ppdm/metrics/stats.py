@@ -36,12 +36,15 @@ def average_ranks(scores: np.ndarray, *, higher_is_better: bool = True) -> tuple
 
 
 def friedman(scores: np.ndarray, *, higher_is_better: bool = True) -> dict[str, Any]:
-    """Friedman test: average ranks, chi^2_F, its p-value and the Iman-Davenport F statistic."""
+    """Friedman test: average ranks, chi^2_F (tie-corrected), its p-value and the Iman-Davenport F statistic."""
     from scipy.stats import chi2, f
 
     R, avg = average_ranks(scores, higher_is_better=higher_is_better)
     N, k = R.shape
     chi = 12 * N / (k * (k + 1)) * (float((avg**2).sum()) - k * (k + 1) ** 2 / 4)
+    # tie correction: divide by 1 - sum(t^3 - t) / (N k (k^2 - 1)) over the groups of tied ranks
+    ties = sum(float((c**3 - c).sum()) for c in (np.unique(row, return_counts=True)[1] for row in R))
+    chi /= 1.0 - ties / (N * k * (k * k - 1))
     den = N * (k - 1) - chi
     ff = (N - 1) * chi / den if den > 0 else float("inf")
     return {"ranks": R.tolist(), "average_ranks": avg.tolist(), "chi2": chi, "p_value": float(chi2.sf(chi, k - 1)),
