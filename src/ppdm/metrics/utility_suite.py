@@ -1,9 +1,9 @@
 """The utility suite of Alotaibi (2015, Ch. 5): classifiers, clusterings, validity indices and structure.
 
-Every measure is computed on the original and on the release under the same protocol (z-scored inputs,
-seeded folds and starts), so the pair shows what the release keeps. Above ``max_rows`` rows the
-quadratic measures (SVM, single linkage, DBSCAN, silhouette, k-NN cross-validation) run on one seeded
-sample of rows, the same rows for both tables, and the result says so.
+Every measure is computed on the original and on the release under the same protocol (both tables scaled
+with the original's z-scores, seeded folds and starts), so the pair shows what the release keeps. Above
+``max_rows`` rows the quadratic measures (SVM, single linkage, DBSCAN, silhouette, k-NN cross-validation)
+run on one seeded sample of rows, the same rows for both tables, and the result says so.
 """
 
 from __future__ import annotations
@@ -60,23 +60,24 @@ def _per_repeat(scores: np.ndarray, n_repeats: int) -> list[float]:
 
 
 def knn_accuracy(X: np.ndarray, y: np.ndarray, *, k: int = 4, n_splits: int = 10, n_repeats: int = 3,
-                 random_state: int = 0) -> list[float]:
+                 random_state: int = 0, standardise: bool = True) -> list[float]:
     """k-NN accuracy (%) per repetition of stratified k-fold CV (Euclidean, z-scored inputs)."""
     from sklearn.model_selection import cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
 
-    s = cross_val_score(KNeighborsClassifier(n_neighbors=k), zscore(X), y,
+    s = cross_val_score(KNeighborsClassifier(n_neighbors=k), zscore(X) if standardise else X, y,
                         cv=_cv(y, n_splits, n_repeats, random_state))
     return _per_repeat(s, n_repeats)
 
 
 def svm_kernel_accuracy(X: np.ndarray, y: np.ndarray, kernel: str = "linear", *, C: float = 1.0,
-                        n_splits: int = 10, n_repeats: int = 3, random_state: int = 0) -> list[float]:
+                        n_splits: int = 10, n_repeats: int = 3, random_state: int = 0,
+                        standardise: bool = True) -> list[float]:
     """SVM accuracy (%) per repetition of stratified k-fold CV with one of :data:`SVM_KERNELS`."""
     from sklearn.model_selection import cross_val_score
     from sklearn.svm import SVC
 
-    s = cross_val_score(SVC(C=C, **SVM_KERNELS[kernel]), zscore(X), y,
+    s = cross_val_score(SVC(C=C, **SVM_KERNELS[kernel]), zscore(X) if standardise else X, y,
                         cv=_cv(y, n_splits, n_repeats, random_state))
     return _per_repeat(s, n_repeats)
 
@@ -93,7 +94,8 @@ def dbscan_eps(X: np.ndarray, min_pts: int = 4) -> float:
     return float(d[knee]) if d[knee] > 0 else float(d[d > 0].min() if (d > 0).any() else 1.0)
 
 
-def cluster_labels(X: np.ndarray, y: np.ndarray, method: str, *, random_state: int = 0) -> np.ndarray:
+def cluster_labels(X: np.ndarray, y: np.ndarray, method: str, *, random_state: int = 0,
+                   standardise: bool = True) -> np.ndarray:
     """Cluster labels with K = number of classes.
 
     ``method``: ``kmeans_first`` (first-K rows start), ``kmeans_classmean`` (class-mean start, the
@@ -102,7 +104,7 @@ def cluster_labels(X: np.ndarray, y: np.ndarray, method: str, *, random_state: i
     """
     from ppdm.metrics.utility import lloyd_kmeans
 
-    Z = zscore(X)
+    Z = zscore(X) if standardise else np.asarray(X, dtype=np.float64)
     classes = np.unique(y)
     K = len(classes)
     if method == "kmeans_first":
@@ -153,14 +155,15 @@ def f_measure(classes: Sequence[object], clusters: Sequence[object]) -> float:
     return float((n_c[:, 0] / T.sum() * F.max(axis=1)).sum())
 
 
-def cluster_validity(X: np.ndarray, y: np.ndarray, labels: np.ndarray, *, random_state: int = 0) -> dict[str, float]:
+def cluster_validity(X: np.ndarray, y: np.ndarray, labels: np.ndarray, *, random_state: int = 0,
+                     standardise: bool = True) -> dict[str, float]:
     """VI, ARI, NMI and F-measure against the classes, and the silhouette (sampled above 5,000 rows)."""
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score, silhouette_score
 
     n_lab = len(np.unique(labels))
     sil = float("nan")
     if 1 < n_lab < len(labels):
-        sil = float(silhouette_score(zscore(X), labels, sample_size=min(len(labels), 5000),
+        sil = float(silhouette_score(zscore(X) if standardise else X, labels, sample_size=min(len(labels), 5000),
                                      random_state=random_state))
     return {"vi": variation_of_information(y, labels), "ari": float(adjusted_rand_score(y, labels)),
             "nmi": float(normalized_mutual_info_score(y, labels)), "f_measure": f_measure(y, labels),
@@ -170,13 +173,17 @@ def cluster_validity(X: np.ndarray, y: np.ndarray, labels: np.ndarray, *, random
 def _knn_sets(X: np.ndarray, k: int) -> np.ndarray:
     from ppdm.utils.neighbors import nearest_neighbors
 
-    return np.asarray(nearest_neighbors(zscore(X), zscore(X), k, exclude_self=True))
+    X = np.asarray(X, dtype=np.float64)
+    return np.asarray(nearest_neighbors(X, X, k, exclude_self=True))
 
 
 def neighbourhood_preservation(
     X: np.ndarray, Y: np.ndarray, ks: Sequence[int] = tuple(range(3, 11))
 ) -> dict[int, float]:
-    """NP_k = mean over records of |kNN_X(i) & kNN_Y(i)| / k (thesis eq. 5.21), for each k (self excluded)."""
+    """NP_k = mean over records of |kNN_X(i) & kNN_Y(i)| / k (thesis eq. 5.21), for each k (self excluded).
+
+    Distances are taken as given: scale both tables the same way first (the suite uses the original's z-scores).
+    """
     kmax = max(ks)
     NX, NY = _knn_sets(X, kmax), _knn_sets(Y, kmax)
     out = {}
@@ -217,10 +224,13 @@ def utility_suite(
         raise InputError("the label column has a single class; the utility suite needs at least two")
     rows = np.arange(n) if n <= max_rows else np.sort(np.random.default_rng(random_state).choice(
         n, max_rows, replace=False))
-    As, Bs, ys = A[rows], B[rows], y[rows]
+    # one normalisation for both tables (the original's z-scores), so a distance-preserving release scores alike
+    mu, sd = A.mean(axis=0), A.std(axis=0, ddof=1)
+    sd = np.where(sd == 0, 1.0, sd)
+    As, Bs, ys = (A[rows] - mu) / sd, (B[rows] - mu) / sd, y[rows]
     pairs: dict[str, dict[str, float]] = {}
     trials: dict[str, dict[str, list[float]]] = {}
-    kw = {"n_repeats": n_repeats, "random_state": random_state}
+    kw = {"n_repeats": n_repeats, "random_state": random_state, "standardise": False}
     tr = {"original": knn_accuracy(As, ys, **kw), "release": knn_accuracy(Bs, ys, **kw)}
     trials["knn4_pct"] = tr
     for kern in SVM_KERNELS:
@@ -230,16 +240,17 @@ def utility_suite(
         pairs[name] = {"original": float(np.mean(t["original"])), "release": float(np.mean(t["release"]))}
     agreement = {}
     for method in ("kmeans_first", "kmeans_classmean", "kmeans_pp", "single", "dbscan"):
-        la = cluster_labels(As, ys, method, random_state=random_state)
-        lb = cluster_labels(Bs, ys, method, random_state=random_state)
-        va = cluster_validity(As, ys, la, random_state=random_state)
-        vb = cluster_validity(Bs, ys, lb, random_state=random_state)
+        la = cluster_labels(As, ys, method, random_state=random_state, standardise=False)
+        lb = cluster_labels(Bs, ys, method, random_state=random_state, standardise=False)
+        va = cluster_validity(As, ys, la, random_state=random_state, standardise=False)
+        vb = cluster_validity(Bs, ys, lb, random_state=random_state, standardise=False)
         for key in va:
             pairs[f"{method}_{key}"] = {"original": va[key], "release": vb[key]}
         agreement[method] = variation_of_information(la, lb)
     # k-means++ VI against the classes over repeated random starts (for the paired t-test)
     trials["kmeans_pp_vi"] = {
-        which: [variation_of_information(ys, cluster_labels(M, ys, "kmeans_pp", random_state=random_state + r))
+        which: [variation_of_information(ys, cluster_labels(M, ys, "kmeans_pp", random_state=random_state + r,
+                                                            standardise=False))
                 for r in range(max(n_repeats, 2) * 5)]
         for which, M in (("original", As), ("release", Bs))
     }
