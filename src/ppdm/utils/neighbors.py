@@ -1,7 +1,8 @@
-"""Exact Euclidean nearest neighbours in row chunks: never more than a fixed budget of distances at once.
+"""Exact Euclidean nearest neighbours with bounded memory.
 
-The squared distances of a chunk of queries to every reference row come from one BLAS product
-(``|q|^2 - 2 q.x + |x|^2``); the chunk size is chosen so that the block stays under ``block_bytes``.
+Delegates to scikit-learn's brute-force search (public API), whose kernel fuses the distance products with
+the arg-k-min in cache-sized chunks; ``block_bytes`` sets its working memory, so no query x reference
+matrix larger than that ever exists. Distances are recomputed exactly for the chosen neighbours.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import numpy as np
 
 __all__ = ["nearest_neighbors", "BLOCK_BYTES"]
 
-#: bytes of one distance block (queries x references); 128 MiB keeps 100k x 100k searches cache-friendly
-BLOCK_BYTES = 128 * 1024**2
+#: working memory of one distance chunk
+BLOCK_BYTES = 64 * 1024**2
 
 
 def nearest_neighbors(
@@ -34,7 +35,7 @@ def nearest_neighbors(
     exclude_self : bool
         Queries are the reference rows themselves (same order): skip each row's own index.
     block_bytes : int
-        Memory budget of one distance block.
+        Memory budget of one distance chunk.
     return_distance : bool
         Also return the Euclidean distances.
 
@@ -43,30 +44,22 @@ def nearest_neighbors(
     idx : ndarray of shape (q, k)
     dist : ndarray of shape (q, k), only with ``return_distance``
     """
+    import sklearn
+    from sklearn.neighbors import NearestNeighbors
+
     Qm = np.ascontiguousarray(queries, dtype=np.float64)
     R = np.ascontiguousarray(reference, dtype=np.float64)
-    n = R.shape[0]
     kk = k + 1 if exclude_self else k
-    r2 = np.einsum("ij,ij->i", R, R)
-    chunk = max(1, int(block_bytes // (8 * max(n, 1))))
-    idx = np.empty((Qm.shape[0], k), dtype=np.int64)
-    dist = np.empty((Qm.shape[0], k)) if return_distance else None
-    for s in range(0, Qm.shape[0], chunk):
-        C = Qm[s : s + chunk]
-        D = C @ R.T
-        D *= -2.0
-        D += r2[None, :]
-        D += np.einsum("ij,ij->i", C, C)[:, None]
-        if exclude_self:
-            D[np.arange(len(C)), np.arange(s, s + len(C))] = np.inf
-        if kk == 1:
-            part = np.argmin(D, axis=1)[:, None]
-        else:
-            part = np.argpartition(D, kk - 1, axis=1)[:, :kk]
-            order = np.argsort(np.take_along_axis(D, part, axis=1), axis=1, kind="stable")
-            part = np.take_along_axis(part, order, axis=1)
-        part = part[:, :k]
-        idx[s : s + len(C)] = part
-        if dist is not None:
-            dist[s : s + len(C)] = np.sqrt(np.clip(np.take_along_axis(D, part, axis=1), 0.0, None))
-    return (idx, dist) if dist is not None else idx
+    with sklearn.config_context(working_memory=max(1, block_bytes // 1024**2)):
+        nn = NearestNeighbors(n_neighbors=kk, algorithm="brute").fit(R)
+        idx = nn.kneighbors(Qm, return_distance=False)
+    if exclude_self:
+        own = idx == np.arange(len(Qm))[:, None]
+        # drop the row's own index (or, when a duplicate row hid it, the farthest candidate)
+        own[~own.any(axis=1), -1] = True
+        idx = idx[~own].reshape(len(Qm), k)
+    idx = idx.astype(np.int64, copy=False)
+    if not return_distance:
+        return idx
+    diff = Qm[:, None, :] - R[idx]
+    return idx, np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
