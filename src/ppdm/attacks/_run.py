@@ -193,14 +193,14 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
             from ppdm.attacks._distance import distance_attack
 
             X_hat, attacked, det = distance_attack(X, Y, known, rng)
-        return _recon(X_hat, X, attacked, rng, det)
+        return _recon(_clip(X_hat, X, t), X, attacked, rng, det)
     if name == "pca":
         from ppdm.attacks._pca import pca_attack
 
         sample = _draw(rng, n, int(round(t.known_sample * n)))
         X_hat, det = pca_attack(X, Y, sample)
         attacked = np.setdiff1d(everyone, sample)
-        return _recon(X_hat, X, attacked if len(attacked) else everyone, rng, det)
+        return _recon(_clip(X_hat, X, t), X, attacked if len(attacked) else everyone, rng, det)
     if name == "linkage":
         from ppdm.attacks._linkage import linkage_rates
 
@@ -237,7 +237,12 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         X_hat, det = f.ica_attack(X, Y, rng)
     else:
         X_hat, det = Y, {}
-    return _recon(X_hat, X, everyone, rng, det)
+    return _recon(X_hat if name == "face_value" else _clip(X_hat, X, t), X, everyone, rng, det)
+
+
+def _clip(X_hat: np.ndarray, X: np.ndarray, t: ThreatModel) -> np.ndarray:
+    """An attacker who knows each column's distribution keeps estimates inside the column's range."""
+    return np.clip(X_hat, X.min(axis=0), X.max(axis=0)) if t.marginals else X_hat
 
 
 def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
