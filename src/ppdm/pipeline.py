@@ -329,8 +329,8 @@ def evaluate(
     ``utility`` may name ``suite`` (or ``all`` = kmeans, svm and suite): the full utility suite of
     :func:`ppdm.metrics.utility_suite.utility_suite` (k-NN, four SVM kernels, five clusterings with VI,
     ARI, NMI, F-measure and silhouette, neighbourhood preservation, class compactness); its pairs are added
-    to ``utility`` and its details to ``utility_suite``. ``tests`` adds ``tests``: paired t-tests of the
-    repeated trials (original vs release).
+    to ``utility`` and its details to ``utility_suite``. ``tests`` (which implies ``suite``) adds ``tests``:
+    paired t-tests of the repeated trials (original vs release).
     """
     from ppdm.metrics import kmeans_accuracy, pattern_metrics, svm_accuracy, value_metrics
 
@@ -348,6 +348,8 @@ def evaluate(
         "per_column_re": {c: _col_re(A[:, j], B[:, j]) for j, c in enumerate(cols)},
     }
     names = [u for n in utility for u in (("kmeans", "svm", "suite") if n == "all" else (n,))]
+    if tests and "suite" not in names:
+        names.append("suite")  # the paired tests run on the suite's repeated trials
     if y is not None:
         util: dict[str, Any] = {}
         for name in names:

@@ -152,7 +152,8 @@ def run_attacks_named(
     cols = list(columns) if columns is not None else [f"c{j}" for j in range(X.shape[1])]
     known_fixed = _known_positions(t, ids, X.shape[0])
     results = []
-    for i, a in enumerate(sorted(names, key=list(ATTACKS).index)):
+    for a in sorted(names, key=list(ATTACKS).index):
+        i = list(ATTACKS).index(a)  # seeds depend on the attack, not on which others run
         if progress is not None:
             progress(a)
         spec = _BY_NAME[a]
