@@ -318,12 +318,19 @@ def evaluate(
     max_pairs: int = 2_000_000,
     seed: int = 0,
     sep: str | None = None,
+    tests: bool = False,
 ) -> dict[str, Any]:
     """Distortion and utility of a release against its original.
 
     Returns a JSON-able dict: ``value`` (RE, RP, RK, CP, CK), ``pattern`` (DistVal, DistMaintain,
     CorrVal, CorrMaintain; sampled above ``max_pairs`` pairs, and it says so) and ``utility``
     (original vs release for each requested measure, when a label is given).
+
+    ``utility`` may name ``suite`` (or ``all`` = kmeans, svm and suite): the full utility suite of
+    :func:`ppdm.metrics.utility_suite.utility_suite` (k-NN, four SVM kernels, five clusterings with VI,
+    ARI, NMI, F-measure and silhouette, neighbourhood preservation, class compactness); its pairs are added
+    to ``utility`` and its details to ``utility_suite``. ``tests`` (which implies ``suite``) adds ``tests``:
+    paired t-tests of the repeated trials (original vs release).
     """
     from ppdm.metrics import kmeans_accuracy, pattern_metrics, svm_accuracy, value_metrics
 
@@ -340,10 +347,22 @@ def evaluate(
         "pattern": pattern_metrics(A, B, normalize=normalize, max_pairs=max_pairs, random_state=seed),
         "per_column_re": {c: _col_re(A[:, j], B[:, j]) for j, c in enumerate(cols)},
     }
+    names = [u for n in utility for u in (("kmeans", "svm", "suite") if n == "all" else (n,))]
+    if tests and "suite" not in names:
+        names.append("suite")  # the paired tests run on the suite's repeated trials
     if y is not None:
         util: dict[str, Any] = {}
-        for name in utility:
-            check_choice(name, "utility", ("kmeans", "svm"))
+        for name in names:
+            check_choice(name, "utility", ("kmeans", "svm", "suite"))
+            if name == "suite":
+                from ppdm.metrics.utility_suite import evaluation_entries
+
+                pairs, details, sig = evaluation_entries(A, B, y, random_state=seed, tests=tests)
+                util.update(pairs)
+                result["utility_suite"] = details
+                if sig is not None:
+                    result["tests"] = sig
+                continue
             fn = kmeans_accuracy if name == "kmeans" else svm_accuracy
             kw = {} if name == "kmeans" else {"random_state": seed}
             util[f"{name}_pct"] = {"original": fn(A, y, **kw), "release": fn(B, y, **kw)}

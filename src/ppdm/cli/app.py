@@ -121,7 +121,10 @@ def evaluate(
     columns: ColumnsOpt = None,
     rank_mode: Annotated[str, typer.Option(help="RP/CP rank convention: sort_index or rank.")] = "sort_index",
     normalize: Annotated[str | None, typer.Option(help="Pattern metrics on range-normalised data: range.")] = None,
-    utility: Annotated[str, typer.Option(help="Comma-separated utility measures: kmeans, svm.")] = "kmeans,svm",
+    utility: Annotated[str, typer.Option(
+        help="Comma-separated utility measures: kmeans, svm, suite (k-NN, SVM kernels, clusterings, NP/CC) or all."
+    )] = "kmeans,svm",
+    tests: Annotated[bool, typer.Option("--tests", help="Paired t-tests of the utility suite's trials.")] = False,
     seed: SeedOpt = 0,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")] = False,
@@ -130,7 +133,7 @@ def evaluate(
     from ppdm.pipeline import evaluate as run
 
     res = run(original, release, id=id, label=label, columns=split_list(columns), rank_mode=rank_mode,
-              normalize=normalize, utility=split_list(utility) or (), seed=seed, sep=sep)
+              normalize=normalize, utility=split_list(utility) or (), seed=seed, sep=sep, tests=tests)
     if as_json:
         print(json.dumps(res, indent=2))
         return
@@ -148,7 +151,10 @@ def evaluate(
         if isinstance(v, float):
             t.add_row(k, f"{v:.4f}", METRICS[k].description)
     for k, v in res.get("utility", {}).items():
-        t.add_row(k, f"{v['release']:.2f}", f"original {v['original']:.2f}")
+        if v["release"] is not None and v["original"] is not None:
+            t.add_row(k, f"{v['release']:.2f}", f"original {v['original']:.2f}")
+    for k, v in res.get("tests", {}).items():
+        t.add_row(f"t-test {k}", f"p = {v['p_value']:.3g}", "significant" if v["significant"] else "not significant")
     c = _console()
     c.print(t)
     c.print(f"pairwise metrics: {res['pattern']['pairs']}")
@@ -250,3 +256,8 @@ def datasets_export(
         df.insert(0, "id", range(1, len(df) + 1))
     write_table(df, out)
     print(f"wrote {name}: {df.shape[0]} rows x {df.shape[1]} columns -> {out}", file=sys.stdout)
+
+
+from ppdm.cli.attacks import register as _register_attacks  # noqa: E402
+
+_register_attacks(app)

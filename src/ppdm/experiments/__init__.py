@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments import wang2008
+from ppdm.experiments import alotaibi2015_utility, wang2008
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "Reproduction", "ReproductionReport"]
@@ -19,6 +19,15 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      wang2008.table_3_7, slow=True),
         Reproduction("wang2008-table-3-8", "WBC thin SVD k = 7 (Tables 3.8 / 4.8)", wang2008.table_3_8),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
+        Reproduction("alotaibi2015-table-5-11", "k-NN Friedman ranks (Table 5.11)", alotaibi2015_utility.table_5_11),
+        Reproduction("alotaibi2015-table-5-12", "linear SVM Friedman ranks (Table 5.12)",
+                     alotaibi2015_utility.table_5_12),
+        Reproduction("alotaibi2015-table-5-13", "k-NN ranks at p = n-1 with X (Table 5.13)",
+                     alotaibi2015_utility.table_5_13),
+        Reproduction("alotaibi2015-critical-differences", "Nemenyi critical differences (Figs 5.13-5.15)",
+                     alotaibi2015_utility.critical_differences),
+        Reproduction("alotaibi2015-distance-attack", "distance-based attack worked example (Sec. 4.4.2.3)",
+                     alotaibi2015_utility.distance_attack_example),
     )
 }
 

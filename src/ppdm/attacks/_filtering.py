@@ -1,0 +1,113 @@
+"""Release-only reconstruction attacks: spectral filtering, low-rank denoising, ICA, face value.
+
+* Spectral filtering (Kargupta et al. 2003): additive i.i.d. noise spreads evenly over all eigenvalues of
+  the covariance, while the signal concentrates in a few. Eigenvalues above the largest noise eigenvalue
+  ``sigma^2 (1 + sqrt(m / n))^2`` (Marchenko-Pastur) are kept; sigma^2 is estimated as the median eigenvalue
+  (the attacker may also be told it). Works in raw units; noise added in z-score units (as ppdm's noise
+  mechanisms do) is the low-rank denoiser's case, which standardises first.
+* Low-rank denoising: keep the singular values above the Gavish-Donoho optimal hard threshold
+  ``omega(beta) * median(s)`` of the standardised, centred release.
+* ICA (Liu, Giannella & Kargupta 2006): a release that mixes columns linearly is unmixed by FastICA; the
+  components are matched to the original columns by the Kolmogorov-Smirnov distance of their
+  standardised distributions (the attacker knows each column's distribution) and rescaled to them.
+* Face value: the release read as the original (what a careless reader learns).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["spectral_filter", "low_rank_denoise", "ica_attack", "gavish_donoho_rank", "ks_statistic"]
+
+
+def _standardise(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    mu = Y.mean(axis=0)
+    sd = Y.std(axis=0, ddof=1)
+    sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
+    return (Y - mu) / sd, mu, sd
+
+
+def spectral_filter(Y: np.ndarray, noise_var: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Project the centred release on the covariance eigenvectors above the noise bound."""
+    n, m = Y.shape
+    mu = Y.mean(axis=0)
+    Z, sd = Y - mu, np.ones(m)  # raw units: i.i.d. noise is isotropic there (Kargupta's setting)
+    w, V = np.linalg.eigh(Z.T @ Z / max(n - 1, 1))
+    w, V = w[::-1], V[:, ::-1]
+    s2 = float(np.median(w)) if noise_var is None else float(noise_var)
+    bound = s2 * (1 + np.sqrt(m / n)) ** 2
+    k = max(1, int((w > bound).sum()))
+    Vk = V[:, :k]
+    return (Z @ Vk) @ Vk.T * sd + mu, {"components_kept": k, "noise_variance_estimate": s2}
+
+
+def gavish_donoho_rank(s: np.ndarray, n: int, m: int) -> int:
+    """Number of singular values above the optimal hard threshold for unknown noise (Gavish & Donoho 2014)."""
+    beta = min(n, m) / max(n, m)
+    omega = 0.56 * beta**3 - 0.95 * beta**2 + 1.82 * beta + 1.43
+    tau = omega * float(np.median(s))
+    return max(1, int((s > tau).sum()))
+
+
+def low_rank_denoise(Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+    """Rank-r reconstruction of the standardised release, r from the Gavish-Donoho threshold."""
+    from ppdm.utils.linalg import gram
+
+    n, m = Y.shape
+    Z, mu, sd = _standardise(Y)
+    w, V = np.linalg.eigh(gram(Z))
+    s, V = np.sqrt(np.clip(w[::-1], 0, None)), V[:, ::-1]
+    tiny = s <= 1e-6 * (s[0] if s[0] > 0 else 1.0)  # an exactly low-rank release: keep its rank
+    r = int((~tiny).sum()) if tiny.any() else gavish_donoho_rank(s, n, m)
+    Vr = V[:, :r]
+    return (Z @ Vr) @ Vr.T * sd + mu, {"rank_kept": int(r)}
+
+
+def ks_statistic(a: np.ndarray, b_sorted: np.ndarray) -> float:
+    """Two-sample Kolmogorov-Smirnov statistic ``sup |F_a - F_b|`` (``b`` already sorted)."""
+    a = np.sort(a)
+    grid = np.concatenate([a, b_sorted])
+    fa = np.searchsorted(a, grid, side="right") / len(a)
+    fb = np.searchsorted(b_sorted, grid, side="right") / len(b_sorted)
+    return float(np.max(np.abs(fa - fb)))
+
+
+def ica_attack(
+    X: np.ndarray, Y: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Unmix the release with FastICA and map components to columns by their distributions."""
+    import warnings
+
+    from scipy.optimize import linear_sum_assignment
+    from sklearn.decomposition import FastICA
+
+    n, m = X.shape
+    p = Y.shape[1]
+    Z, _, _ = _standardise(Y)
+    k = min(p, m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ica = FastICA(n_components=k, whiten="unit-variance", max_iter=400,
+                      random_state=int(rng.integers(2**31 - 1)))
+        S = ica.fit_transform(Z)
+    S = (S - S.mean(axis=0)) / np.where(S.std(axis=0) == 0, 1.0, S.std(axis=0))
+    # the attacker's knowledge: each column's distribution (standardised for matching, raw for rescaling)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd = np.where(sd == 0, 1.0, sd)
+    Xs = (X - mu) / sd
+    sub = np.arange(n) if n <= 5000 else np.sort(rng.choice(n, 5000, replace=False))
+    cost = np.empty((k, m))
+    sign = np.empty((k, m))
+    Xsorted = np.sort(Xs[sub], axis=0)
+    for i in range(k):
+        for j in range(m):
+            d_plus = ks_statistic(S[sub, i], Xsorted[:, j])
+            d_minus = ks_statistic(-S[sub, i], Xsorted[:, j])
+            cost[i, j], sign[i, j] = (d_plus, 1.0) if d_plus <= d_minus else (d_minus, -1.0)
+    r, c = linear_sum_assignment(cost)
+    X_hat = np.broadcast_to(np.median(X, axis=0), X.shape).copy()
+    for i, j in zip(r, c, strict=True):
+        X_hat[:, j] = mu[j] + sd[j] * sign[i, j] * S[:, i]
+    return X_hat, {"components": int(k), "mean_ks_distance": float(cost[r, c].mean())}

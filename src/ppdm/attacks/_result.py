@@ -1,0 +1,131 @@
+"""Attack results (frozen, JSON-able) and the scores every reconstruction attack shares.
+
+Scores are computed by the data owner, who holds the original: the attacker never sees them.
+
+* ``rmse``: root mean squared error of the reconstructed values over the attacked records, in original units;
+* ``within_5pct``: share of reconstructed values within +-5 % of the true value (``|x^ - x| <= 0.05 |x|``);
+* ``reidentification_rate``: share of attacked records whose nearest original record is the true one
+  (for linkage: share of released rows linked to the right original row).
+
+Every result carries two baselines on the same records: ``baseline_no_release`` (the attacker without the
+release, guessing each value from the column's distribution: its median, or at chance for linkage) and
+``baseline_original`` (the attacker who sees the original: 0 error, every record re-identified).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AttackResult", "reconstruction_scores", "no_release_scores", "ORIGINAL_SCORES", "t_interval"]
+
+# re-identification of reconstructions is scored on at most this many attacked records (against all records)
+MAX_REID_TARGETS = 2000
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """One attack's outcome. ``None`` where a score does not apply.
+
+    Attributes
+    ----------
+    attack : str
+        Registered attack name (``known_io``, ``linkage``, ...).
+    threat : str
+        The threat model it ran under (CLI syntax or preset name).
+    success : float
+        The headline score (named by ``success_measure``); higher means a more successful attack.
+    success_measure : str
+    rmse, within_5pct, reidentification_rate : float or None
+    baseline_no_release, baseline_original : dict
+        The same scores for the attacker without the release and for the one who sees the original.
+    ci : list of two floats or None
+        95 % confidence interval of ``success`` over ``n_seeds`` seeded repetitions (t interval).
+    n_seeds : int
+    details : dict
+        Attack-specific figures (JSON-able; never data values or keys).
+    """
+
+    attack: str
+    threat: str
+    success: float | None
+    success_measure: str
+    rmse: float | None = None
+    within_5pct: float | None = None
+    reidentification_rate: float | None = None
+    baseline_no_release: dict[str, float | None] = field(default_factory=dict)
+    baseline_original: dict[str, float | None] = field(default_factory=dict)
+    ci: list[float] | None = None
+    n_seeds: int = 1
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (NaN and infinities become None)."""
+        return _clean(asdict(self))
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, (np.floating, float)):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
+
+
+def within_pct(X_hat: np.ndarray, X: np.ndarray, pct: float = 5.0) -> float:
+    """Share of values recovered within +-pct % of the truth (a zero truth needs an exact hit)."""
+    return float((np.abs(X_hat - X) <= pct / 100.0 * np.abs(X) + 1e-12 * (np.abs(X) + 1)).mean())
+
+
+def reidentification(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> float:
+    """Share of reconstructed rows whose nearest original row (among all) is their own."""
+    from ppdm.utils.neighbors import nearest_neighbors
+
+    if len(rows) > MAX_REID_TARGETS:
+        rows = np.sort(rng.choice(rows, MAX_REID_TARGETS, replace=False))
+    nn = nearest_neighbors(X_hat[rows], X, 1)[:, 0]
+    return float((nn == rows).mean())
+
+
+def reconstruction_scores(
+    X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator
+) -> dict[str, float]:
+    """RMSE, within-5 % share and re-identification rate of a reconstruction on the attacked rows."""
+    E = X_hat[rows] - X[rows]
+    return {
+        "rmse": float(np.sqrt(np.mean(E**2))),
+        "within_5pct": within_pct(X_hat[rows], X[rows]),
+        "reidentification_rate": reidentification(X_hat, X, rows, rng),
+    }
+
+
+def no_release_scores(X: np.ndarray, rows: np.ndarray) -> dict[str, float]:
+    """The attacker without the release: every value guessed as its column's median; linkage at chance."""
+    guess = np.broadcast_to(np.median(X, axis=0), X[rows].shape)
+    return {
+        "rmse": float(np.sqrt(np.mean((guess - X[rows]) ** 2))),
+        "within_5pct": within_pct(guess, X[rows]),
+        "reidentification_rate": 1.0 / X.shape[0],
+    }
+
+
+ORIGINAL_SCORES: dict[str, float | None] = {"rmse": 0.0, "within_5pct": 1.0, "reidentification_rate": 1.0}
+
+
+def t_interval(values: list[float], level: float = 0.95) -> list[float] | None:
+    """Two-sided t confidence interval of the mean (None for fewer than two values)."""
+    v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=np.float64)
+    if len(v) < 2:
+        return None
+    from scipy.stats import t
+
+    half = float(t.ppf(0.5 + level / 2, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)))
+    return [float(v.mean() - half), float(v.mean() + half)]

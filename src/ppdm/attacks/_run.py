@@ -1,0 +1,361 @@
+"""Run the attacks that apply to a threat model and score them against the original."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.attacks._result import (
+    ORIGINAL_SCORES,
+    AttackResult,
+    no_release_scores,
+    reconstruction_scores,
+    t_interval,
+)
+from ppdm.attacks._threat import ThreatModel
+from ppdm.exceptions import InputError, ParameterError
+
+__all__ = ["ATTACKS", "AttackSpec", "run_attacks", "run_attacks_named", "targeted_attacks", "applicable_attacks",
+           "attack_tables"]
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """How an attack is chosen: what it needs, and whether the threat names its knowledge explicitly."""
+
+    name: str
+    description: str
+    needs: Callable[[ThreatModel, bool], bool]   # (threat, release has the original's columns) -> applies
+    targeted: Callable[[ThreatModel], bool]      # the threat names the knowledge this attack exploits
+    seeded: bool
+
+
+def _pairs(t: ThreatModel, same: bool) -> bool:
+    return t.has_pairs
+
+
+def _sample(t: ThreatModel, same: bool) -> bool:
+    return t.known_sample > 0
+
+
+def _records(t: ThreatModel, same: bool) -> bool:
+    return same and (t.population or t.known_sample > 0 or bool(t.known_columns))
+
+
+def _release_only(t: ThreatModel, same: bool) -> bool:
+    return same
+
+
+_SPECS: tuple[AttackSpec, ...] = (
+    AttackSpec("known_io", "known input-output pairs: least squares / Procrustes (+ marginals) inverts linear "
+               "releases", _pairs, lambda t: t.has_pairs, True),
+    AttackSpec("distance", "known points + distances: Gauss-Newton location of every record (rho)",
+               _pairs, lambda t: t.has_pairs, True),
+    AttackSpec("pca", "known sample: covariance eigenvectors aligned by KS sign search", _sample,
+               lambda t: t.known_sample > 0, True),
+    AttackSpec("linkage", "record linkage: nearest original record in raw, standardised and projected spaces",
+               _records, lambda t: t.population or bool(t.known_columns), False),
+    AttackSpec("interval_disclosure", "share of true values inside rank/deviation intervals around released ones",
+               _release_only, lambda t: t.population, False),
+    AttackSpec("spectral_filter", "spectral filtering of additive noise (eigenvalues above the noise bound)",
+               _release_only, lambda t: False, False),
+    AttackSpec("low_rank_denoise", "low-rank denoising of the release (optimal hard threshold)",
+               _release_only, lambda t: False, False),
+    AttackSpec("ica", "ICA unmixing of column mixtures, matched to columns by their distributions",
+               lambda t, same: t.marginals, lambda t: False, True),
+    AttackSpec("face_value", "the release read as the original", _release_only, lambda t: False, False),
+)
+_BY_NAME = {s.name: s for s in _SPECS}
+#: attack name -> short description
+ATTACKS: dict[str, str] = {s.name: s.description for s in _SPECS}
+
+
+def applicable_attacks(threat: ThreatModel | str | None, same_columns: bool = True) -> list[str]:
+    """Every attack the threat's knowledge allows, in report order."""
+    t = ThreatModel.parse(threat)
+    return [s.name for s in _SPECS if s.needs(t, same_columns)]
+
+
+def targeted_attacks(threat: ThreatModel | str | None, same_columns: bool = True) -> list[str]:
+    """The attacks that exploit what the threat names explicitly (release-only attacks for an outsider)."""
+    t = ThreatModel.parse(threat)
+    names = [s.name for s in _SPECS if s.needs(t, same_columns) and s.targeted(t)]
+    return names or applicable_attacks(t, same_columns)
+
+
+def run_attacks(
+    original: np.ndarray,
+    release: np.ndarray,
+    threat: ThreatModel | str | None = None,
+    *,
+    attacks: Sequence[str] | None = None,
+    random_state: int = 0,
+) -> list[AttackResult]:
+    """Run attacks on a release and score them against the original.
+
+    Parameters
+    ----------
+    original : ndarray of shape (n, m)
+        The confidential table (used by the attacker only as the threat allows, and for scoring).
+    release : ndarray of shape (n, p)
+        The released table, rows aligned with ``original``.
+    threat : ThreatModel, str or None
+        What the attacker knows (:meth:`ThreatModel.parse` syntax); None is the ``default`` preset.
+    attacks : sequence of str or None
+        Attack names (:data:`ATTACKS`); None runs every attack that applies to the threat.
+    random_state : int
+        Seeds every random choice (known records, samples, ICA); the same seed gives the same results.
+
+    Returns
+    -------
+    list of AttackResult
+    """
+    return run_attacks_named(original, release, threat, attacks=attacks, random_state=random_state)
+
+
+def run_attacks_named(
+    original: np.ndarray,
+    release: np.ndarray,
+    threat: ThreatModel | str | None = None,
+    *,
+    attacks: Sequence[str] | None = None,
+    random_state: int = 0,
+    columns: Sequence[str] | None = None,
+    ids: Sequence[object] | None = None,
+    n_seeds: int = 3,
+    progress: Callable[[str], None] | None = None,
+) -> list[AttackResult]:
+    """:func:`run_attacks` with column names (for known-columns) and record ids (for known-records)."""
+    from ppdm.utils.validation import check_array
+
+    X = check_array(original, name="original", min_rows=4)
+    Y = check_array(release, name="release", min_rows=4)
+    if X.shape[0] != Y.shape[0]:
+        raise InputError(f"original has {X.shape[0]} rows and release {Y.shape[0]}; align the rows (ids) first")
+    t = ThreatModel.parse(threat)
+    same = X.shape[1] == Y.shape[1]
+    names = list(attacks) if attacks is not None else applicable_attacks(t, same)
+    for a in names:
+        if a not in _BY_NAME:
+            raise ParameterError(f"unknown attack '{a}'; choose from {', '.join(ATTACKS)}")
+        if not _BY_NAME[a].needs(t, same):
+            raise ParameterError(
+                f"attack '{a}' does not apply to threat '{t}'"
+                + ("" if same else " with a release whose columns differ from the original's")
+                + "; give the knowledge it needs in --threat or leave it out"
+            )
+    cols = list(columns) if columns is not None else [f"c{j}" for j in range(X.shape[1])]
+    known_fixed = _known_positions(t, ids, X.shape[0])
+    results = []
+    for a in sorted(names, key=list(ATTACKS).index):
+        i = list(ATTACKS).index(a)  # seeds depend on the attack, not on which others run
+        if progress is not None:
+            progress(a)
+        spec = _BY_NAME[a]
+        reps = 1 if not spec.seeded or (a in ("known_io", "distance") and known_fixed is not None) else n_seeds
+        runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed) for r in range(reps)]
+        results.append(_combine(a, t, runs))
+    return results
+
+
+def _known_positions(t: ThreatModel, ids: Sequence[object] | None, n: int) -> np.ndarray | None:
+    if not t.known_records:
+        return None
+    labels = [str(v) for v in ids] if ids is not None else [str(i + 1) for i in range(n)]
+    index = {v: i for i, v in enumerate(labels)}
+    missing = [r for r in t.known_records if r not in index]
+    if missing:
+        raise ParameterError(f"{len(missing)} known record id(s) are not in the table; check --id and the ids")
+    return np.array(sorted({index[r] for r in t.known_records}), dtype=np.int64)
+
+
+def _draw(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
+    return np.sort(rng.choice(n, size=min(max(k, 1), n), replace=False))
+
+
+def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random.Generator,
+         cols: list[str], known_fixed: np.ndarray | None) -> dict[str, Any]:
+    """One repetition: scores, baselines and details."""
+    n, m = X.shape
+    everyone = np.arange(n)
+    if name in ("known_io", "distance"):
+        known = known_fixed if known_fixed is not None else _draw(rng, n, t.n_pairs(n, Y.shape[1]))
+        attacked = np.setdiff1d(everyone, known)
+        if name == "known_io":
+            from ppdm.attacks._known_io import known_io_attack
+
+            X_hat, det = known_io_attack(X, Y, known, marginals=t.marginals, rng=rng)
+        else:
+            from ppdm.attacks._distance import distance_attack
+
+            X_hat, attacked, det = distance_attack(X, Y, known, rng)
+        return _recon(_clip(X_hat, X, t), X, attacked, rng, det)
+    if name == "pca":
+        from ppdm.attacks._pca import pca_attack
+
+        sample = _draw(rng, n, int(round(t.known_sample * n)))
+        X_hat, det = pca_attack(X, Y, sample)
+        attacked = np.setdiff1d(everyone, sample)
+        return _recon(_clip(X_hat, X, t), X, attacked if len(attacked) else everyone, rng, det)
+    if name == "linkage":
+        from ppdm.attacks._linkage import linkage_rates
+
+        known_rows = None if t.population or (t.known_columns and not t.known_sample) else _draw(
+            rng, n, int(round(t.known_sample * n)))
+        col_idx = [cols.index(c) for c in t.known_columns if c in cols] if t.known_columns else None
+        if t.known_columns and not col_idx:
+            raise ParameterError("none of the known columns is a compared column; check known-columns names")
+        det = linkage_rates(X, Y, known_rows=known_rows, column_idx=col_idx)
+        if not t.population and not t.known_sample:
+            det["rates"] = {k: v for k, v in det["rates"].items() if k == "known_columns"}
+            det["best_space"] = "known_columns"
+        rate = max(det["rates"].values())
+        return {"success": rate, "reidentification_rate": rate,
+                "baseline_no_release": {"success": det["chance"], "reidentification_rate": det["chance"]},
+                "baseline_original": {"success": 1.0, "reidentification_rate": 1.0}, "details": det}
+    if name == "interval_disclosure":
+        from ppdm.attacks._linkage import interval_disclosure
+
+        det = interval_disclosure(X, Y)
+        med = np.broadcast_to(np.median(X, axis=0), X.shape)
+        base = interval_disclosure(X, np.ascontiguousarray(med))
+        share = (det["rank_interval_share"] + det["sd_interval_share"]) / 2
+        return {"success": share, "details": det,
+                "baseline_no_release": {"success": (base["rank_interval_share"] + base["sd_interval_share"]) / 2},
+                "baseline_original": {"success": 1.0}}
+    from ppdm.attacks import _filtering as f
+
+    if name == "spectral_filter":
+        X_hat, det = f.spectral_filter(Y)
+    elif name == "low_rank_denoise":
+        X_hat, det = f.low_rank_denoise(Y)
+    elif name == "ica":
+        X_hat, det = f.ica_attack(X, Y, rng)
+    else:
+        X_hat, det = Y, {}
+    return _recon(X_hat if name == "face_value" else _clip(X_hat, X, t), X, everyone, rng, det)
+
+
+def _clip(X_hat: np.ndarray, X: np.ndarray, t: ThreatModel) -> np.ndarray:
+    """An attacker who knows each column's distribution keeps estimates inside the column's range."""
+    return np.clip(X_hat, X.min(axis=0), X.max(axis=0)) if t.marginals else X_hat
+
+
+def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+           det: dict[str, Any]) -> dict[str, Any]:
+    sc = reconstruction_scores(X_hat, X, rows, rng)
+    base = no_release_scores(X, rows)
+    return {**sc, "success": sc["within_5pct"], "details": {**det, "n_attacked_records": int(len(rows))},
+            "baseline_no_release": {"success": base["within_5pct"], **base},
+            "baseline_original": {"success": 1.0, **ORIGINAL_SCORES}}
+
+
+_MEASURE = {"linkage": "reidentification_rate", "interval_disclosure": "interval_disclosure_share"}
+
+
+def _combine(name: str, t: ThreatModel, runs: list[dict[str, Any]]) -> AttackResult:
+    def mean(key: str, src: list[dict[str, Any]]) -> float | None:
+        vals = [r.get(key) for r in src]
+        vals = [v for v in vals if v is not None]
+        return float(np.mean(vals)) if vals else None
+
+    def mean_dict(key: str) -> dict[str, float | None]:
+        ds = [r[key] for r in runs]
+        return {k: mean(k, ds) for k in ds[0]}
+
+    details = dict(runs[0]["details"])
+    if len(runs) > 1:
+        details = {k: (mean(k, [r["details"] for r in runs]) if isinstance(v, float) else v)
+                   for k, v in details.items()}
+    return AttackResult(
+        attack=name,
+        threat=str(t),
+        success=mean("success", runs),
+        success_measure=_MEASURE.get(name, "within_5pct"),
+        rmse=mean("rmse", runs),
+        within_5pct=mean("within_5pct", runs),
+        reidentification_rate=mean("reidentification_rate", runs),
+        baseline_no_release=mean_dict("baseline_no_release"),
+        baseline_original=mean_dict("baseline_original"),
+        ci=t_interval([r["success"] for r in runs]) if len(runs) > 1 else None,
+        n_seeds=len(runs),
+        details=details,
+    )
+
+
+# ------------------------------------------------------------------------------------ tables
+
+
+def attack_tables(
+    original: str | os.PathLike[str] | pd.DataFrame,
+    release: str | os.PathLike[str] | pd.DataFrame,
+    *,
+    threat: ThreatModel | str | None = None,
+    attacks: Sequence[str] | None = None,
+    targeted: bool = False,
+    id: str | None = None,
+    label: str | None = None,
+    columns: Sequence[str] | None = None,
+    seed: int = 0,
+    sep: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Read and align an original and a release (from any tool), run the attacks, return a JSON-able dict.
+
+    Rows are matched by ``id`` (else by position). The release is compared on the original's columns when
+    it has them all; otherwise (a projection or embedding with its own columns) on all its numeric columns.
+    ``attacks=None`` runs every attack that applies (``targeted=True``: those exploiting what the threat
+    names explicitly).
+    The dict's schema (``schema`` = ``ppdm.attack/1``): ``results`` (one :class:`AttackResult` dict per
+    attack, in a fixed order), ``threat`` and ``threat_description``, ``n_rows``, ``columns``,
+    ``release_columns``, ``seed``.
+    """
+    from ppdm.data.io import read_table
+    from ppdm.data.schema import numeric_matrix
+    from ppdm.pipeline import align_tables
+
+    o = read_table(original, sep=sep)
+    r = read_table(release, sep=sep)
+    t = ThreatModel.parse(threat)
+    skip = {c for c in (id, label) if c is not None}
+    ocols = list(columns) if columns is not None else [
+        c for c in o.columns if c not in skip and pd.api.types.is_numeric_dtype(o[c])]
+    if ocols and all(c in r.columns for c in ocols):
+        X, Y, _, cols = align_tables(o, r, id=id, label=label, columns=ocols)
+        rcols = cols
+    else:
+        # a release with its own columns: align rows, compare on every numeric column of each table
+        X, _, _, cols = align_tables(o, o, id=id, label=label, columns=ocols or None)
+        if id is not None:
+            if id not in r.columns:
+                raise InputError(f"--id column '{id}' is missing from the release table")
+            pos = pd.Index(o[id]).get_indexer(r[id])
+            if (pos < 0).any():
+                raise InputError("some release rows have ids not in the original; check --id")
+            X = X[pos]
+        elif len(o) != len(r):
+            raise InputError(f"original has {len(o)} rows and release {len(r)}; pass --id to match rows by id")
+        rcols = [c for c in r.columns if c not in skip and pd.api.types.is_numeric_dtype(r[c])]
+        if not rcols:
+            raise InputError("the release has no numeric column to attack; check the file or --columns")
+        Y = numeric_matrix(r, rcols)
+    ids = (r[id].astype(str).tolist() if id is not None else None)
+    if attacks is None and targeted:
+        attacks = targeted_attacks(t, X.shape[1] == Y.shape[1])
+    res = run_attacks_named(X, Y, t, attacks=attacks, random_state=seed, columns=cols, ids=ids,
+                            progress=progress)
+    return {
+        "results": [x.to_dict() for x in res],
+        "schema": "ppdm.attack/1",
+        "threat": str(t),
+        "threat_description": t.describe(),
+        "n_rows": int(X.shape[0]),
+        "columns": list(cols),
+        "release_columns": list(rcols),
+        "seed": seed,
+    }

@@ -1,0 +1,65 @@
+"""Exact Euclidean nearest neighbours with bounded memory.
+
+Delegates to scikit-learn's brute-force search (public API), whose kernel fuses the distance products with
+the arg-k-min in cache-sized chunks; ``block_bytes`` sets its working memory, so no query x reference
+matrix larger than that ever exists. Distances are recomputed exactly for the chosen neighbours.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["nearest_neighbors", "BLOCK_BYTES"]
+
+#: working memory of one distance chunk
+BLOCK_BYTES = 64 * 1024**2
+
+
+def nearest_neighbors(
+    queries: np.ndarray,
+    reference: np.ndarray,
+    k: int = 1,
+    *,
+    exclude_self: bool = False,
+    block_bytes: int = BLOCK_BYTES,
+    return_distance: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Indices of the ``k`` nearest reference rows of every query row, nearest first.
+
+    Parameters
+    ----------
+    queries : ndarray of shape (q, m)
+    reference : ndarray of shape (n, m)
+    k : int
+        Neighbours per query (``k <= n``, minus one with ``exclude_self``).
+    exclude_self : bool
+        Queries are the reference rows themselves (same order): skip each row's own index.
+    block_bytes : int
+        Memory budget of one distance chunk.
+    return_distance : bool
+        Also return the Euclidean distances.
+
+    Returns
+    -------
+    idx : ndarray of shape (q, k)
+    dist : ndarray of shape (q, k), only with ``return_distance``
+    """
+    import sklearn
+    from sklearn.neighbors import NearestNeighbors
+
+    Qm = np.ascontiguousarray(queries, dtype=np.float64)
+    R = np.ascontiguousarray(reference, dtype=np.float64)
+    kk = k + 1 if exclude_self else k
+    with sklearn.config_context(working_memory=max(1, block_bytes // 1024**2)):
+        nn = NearestNeighbors(n_neighbors=kk, algorithm="brute").fit(R)
+        idx = nn.kneighbors(Qm, return_distance=False)
+    if exclude_self:
+        own = idx == np.arange(len(Qm))[:, None]
+        # drop the row's own index (or, when a duplicate row hid it, the farthest candidate)
+        own[~own.any(axis=1), -1] = True
+        idx = idx[~own].reshape(len(Qm), k)
+    idx = idx.astype(np.int64, copy=False)
+    if not return_distance:
+        return idx
+    diff = Qm[:, None, :] - R[idx]
+    return idx, np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
