@@ -163,7 +163,7 @@ def _run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, d
 
     results: dict[int, dict[str, Any]] = {}
     todo = []
-    for i, (key, method, params) in enumerate(jobs):
+    for i, (key, _, _) in enumerate(jobs):
         hit = cache.get(key)
         if hit is not None:
             results[i] = hit | {"cached": True}

@@ -67,7 +67,8 @@ def choose(cands: list[dict[str, Any]], policy: Any) -> tuple[int, list[str]]:
     best = max(feasible, key=lambda i: (cands[i]["utility"][obj], -risk_score(cands[i]), -cands[i]["value"]["re"]))
     for i in range(len(cands)):
         if i == best:
-            reasons[i] = f"chosen: highest {obj} ({cands[i]['utility'][obj]:.2f}) among {len(feasible)} that meet the policy"
+            reasons[i] = (f"chosen: highest {obj} ({cands[i]['utility'][obj]:.2f}) among {len(feasible)} "
+                          "that meet the policy")
         elif not reasons[i]:
             reasons[i] = (f"meets the policy but lower {obj} ({cands[i]['utility'][obj]:.2f} vs "
                           f"{cands[best]['utility'][obj]:.2f})")
