@@ -16,11 +16,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	@mkdir -p out
 	$(BIN)/ppdm datasets export wdbc -o out/wdbc.csv --with-id --force
-	$(BIN)/ppdm perturb out/wdbc.csv --method svd --rank 4 --id id --label class \
-		-o out/release.csv --state out/release.state --force
-	$(BIN)/ppdm evaluate out/wdbc.csv out/release.csv --id id --label class
-	$(BIN)/ppdm evaluate out/wdbc.csv out/release.csv --id id --label class --json > out/evaluation.json
-	@echo "outputs in out/: release.csv (publish), release.state (secret), evaluation.json"
+	$(BIN)/ppdm release out/wdbc.csv --id id --label class -o out/release --force
+	@echo "outputs in out/release/: release.csv (publish), release.json (record), report.html, release.state (secret)"
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from ppdm.cli import main
 
 
 def _find_shared() -> Path:
@@ -45,3 +48,16 @@ def table(tmp_path: Path, rng: np.random.Generator) -> Path:
     path = tmp_path / "patients.csv"
     df.to_csv(path, index=False)
     return path
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """Run ``ppdm ARGS`` in-process; return (exit code, stdout, stderr)."""
+
+    def run(*args: object) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as e:
+            main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return int(e.value.code or 0), out, err
+
+    return run

@@ -261,3 +261,7 @@ def datasets_export(
 from ppdm.cli.attacks import register as _register_attacks  # noqa: E402
 
 _register_attacks(app)
+
+from ppdm.cli.release import register as _register_release  # noqa: E402
+
+_register_release(app)

@@ -1,0 +1,69 @@
+"""``ppdm release``: the main job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ppdm.cli.options import ColumnsOpt, ForceOpt, IdOpt, LabelOpt, SepOpt, split_list
+
+
+def release_command(
+    input: Annotated[str | None, typer.Argument(help="Table to release (CSV/TSV/Parquet).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Output directory.")] = None,
+    config: Annotated[Path | None, typer.Option(help="YAML config: methods, grids, threat, policy.")] = None,
+    id: IdOpt = None,
+    label: LabelOpt = None,
+    columns: ColumnsOpt = None,
+    methods: Annotated[str | None, typer.Option(help="Comma-separated mechanisms (default grids).")] = None,
+    threat: Annotated[str | None, typer.Option(help="Attacker knowledge, e.g. population, known-io:20.")] = None,
+    max_reid: Annotated[float | None, typer.Option("--max-reid", help="Largest re-identification rate.")] = None,
+    max_within: Annotated[float | None, typer.Option(
+        "--max-within-5pct", help="Largest share of values recovered within 5 %.")] = None,
+    objective: Annotated[str | None, typer.Option(help="Utility to maximise: knn_pct, svm_pct, kmeans_pct.")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of every random choice.")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel workers (-1: all cores).")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="Release file format: csv or parquet.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Cache of scored candidates.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Recompute every candidate.")] = False,
+    print_config: Annotated[bool, typer.Option("--print-config", help="Print the default config and exit.")] = False,
+    force: ForceOpt = False,
+    sep: SepOpt = None,
+) -> None:
+    """Sweep mechanisms, attack every candidate, pick the release by policy, write release + record + report."""
+    from ppdm.exceptions import ParameterError
+    from ppdm.release import config_yaml, load_config, release
+
+    overrides: dict[str, object] = {"threat": threat, "seed": seed, "n_jobs": jobs, "output_format": fmt}
+    cfg = load_config(config, overrides)
+    if methods is not None or max_reid is not None or max_within is not None or objective is not None:
+        data = cfg.model_dump()
+        if methods is not None:
+            from ppdm.release.config import DEFAULT_GRIDS
+
+            names = split_list(methods) or []
+            data["methods"] = [{"method": m, "grid": DEFAULT_GRIDS.get(m, {})} for m in names]
+        pol = data["policy"]
+        for k, v in (("max_reidentification", max_reid), ("max_within_5pct", max_within), ("objective", objective)):
+            if v is not None:
+                pol[k] = v
+        cfg = load_config(None, data)
+    if print_config:
+        print(config_yaml(cfg), end="")
+        return
+    if input is None or output is None:
+        raise ParameterError("give the input table and --output DIR (or --print-config)")
+    res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
+                  force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep)
+    from rich.console import Console
+
+    c = Console(highlight=False)
+    for line in res.record["summary"]:
+        c.print(line)
+    c.print(f"wrote {output}/: release.{cfg.output_format}, release.json, report.html, release.state (secret)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("release")(release_command)

@@ -1,0 +1,257 @@
+"""``ppdm release``: sweep mechanisms and parameters, attack every candidate, pick by policy, report.
+
+The output directory receives ``release.csv`` (or ``.parquet``), ``release.json`` (the record: choice,
+parameters, seeds, versions, data fingerprint, every metric and attack result; no rows, no keys),
+``release.state`` (the secret state, owner-only) and ``report.html`` (self-contained). Everything is
+written into a temporary sibling directory first and renamed into place when complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.exceptions import OutputError
+from ppdm.release.config import ReleaseConfig, config_yaml, default_config, load_config
+
+__all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_yaml", "ReleaseConfig"]
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    output_dir: Path
+    record: dict[str, Any]
+
+
+def _check_output_dir(out: Path, inputs: Sequence[Path], force: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"'{out}' exists and is not a directory; choose an output directory")
+    for src in inputs:
+        if out.resolve() == src.resolve() or out.resolve() in src.resolve().parents:
+            raise OutputError(f"output directory '{out}' holds the input file; choose another directory")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise OutputError(f"output directory '{out}' already holds files (a previous release?); pass --force "
+                          "to replace it or choose another directory")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise OutputError(f"cannot create '{out}': its parent directory is missing or not writable")
+
+
+def _fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps(list(columns)).encode())
+    h.update(str(X.shape).encode())
+    h.update(np.ascontiguousarray(X).tobytes())
+    return h.hexdigest()
+
+
+def _cache_dir(explicit: str | os.PathLike[str] | None) -> Path:
+    if explicit is not None:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ppdm" / "release"
+
+
+class _Cache:
+    """Scores of candidates keyed by (data fingerprint, mechanism, parameters, seed, settings)."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        if root is not None:
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                self.root = None
+
+    def key(self, payload: dict[str, Any]) -> str:
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self.root is None:
+            return None
+        f = self.root / f"{key}.json"
+        try:
+            return json.loads(f.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        if self.root is None:
+            return
+        from ppdm.data.io import atomic_write
+
+        try:
+            with atomic_write(self.root / f"{key}.json", mode=0o600) as fh:
+                fh.write(json.dumps(value).encode())
+        except OSError:
+            pass
+
+
+def release(
+    source: str | os.PathLike[str] | pd.DataFrame,
+    *,
+    output_dir: str | os.PathLike[str],
+    config: ReleaseConfig | None = None,
+    id: str | None = None,
+    label: str | None = None,
+    columns: Sequence[str] | None = None,
+    force: bool = False,
+    cache_dir: str | os.PathLike[str] | None = None,
+    use_cache: bool = True,
+    progress: bool = True,
+    sep: str | None = None,
+) -> ReleaseResult:
+    """Choose and write a release. See the module docstring for the outputs."""
+    from ppdm import __version__, registry
+    from ppdm.data.io import read_table
+    from ppdm.data.schema import resolve_schema
+    from ppdm.release.evaluate import SCORING_VERSION, utility_scores
+    from ppdm.release.select import choose, pareto_front
+
+    cfg = config or default_config()
+    out = Path(output_dir)
+    inputs = [Path(source)] if isinstance(source, (str, os.PathLike)) else []
+    _check_output_dir(out, inputs, force)
+    from ppdm.attacks import ThreatModel
+
+    threat = ThreatModel.parse(cfg.threat)
+    df = read_table(source, sep=sep)
+    schema = resolve_schema(df, columns=columns, id=id, label=label)
+    X = schema.matrix(df)
+    y = df[label].to_numpy() if label else None
+    if cfg.policy.objective != "neighbour_pct" and y is None:
+        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": "neighbour_pct"})})
+    fp = _fingerprint(X, schema.released)
+    cache = _Cache(_cache_dir(cache_dir) if use_cache else None)
+    jobs = []
+    for mg in cfg.methods:
+        registry.get(mg.method)
+        for params in mg.candidates():
+            payload = {"fp": fp, "method": mg.method, "params": params, "seed": cfg.seed, "pre": cfg.preprocess,
+                       "threat": cfg.threat, "label": label, "v": SCORING_VERSION, "ppdm": __version__}
+            jobs.append((cache.key(payload), mg.method, params))
+    cands = _run_sweep(X, y, jobs, cfg, cache, progress)
+    original_utility = utility_scores(X, y, seed=cfg.seed) if y is not None else {}
+    original_utility["neighbour_pct"] = 100.0
+    objective = cfg.policy.objective
+    best, reasons = choose(cands, cfg.policy)
+    front = set(pareto_front(cands, objective))
+    for i, c in enumerate(cands):
+        c["pareto"] = i in front
+        c["verdict"] = reasons[i]
+        c["chosen"] = i == best
+    chosen = cands[best]
+    return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs)
+
+
+def _run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
+               cache: _Cache, progress: bool) -> list[dict[str, Any]]:
+    from joblib import Parallel, delayed
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from ppdm.release.evaluate import score_candidate
+
+    results: dict[int, dict[str, Any]] = {}
+    todo = []
+    for i, (key, _, _) in enumerate(jobs):
+        hit = cache.get(key)
+        if hit is not None:
+            results[i] = hit | {"cached": True}
+        else:
+            todo.append(i)
+    cols = (TextColumn("[bold]release sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} candidates"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*cols, transient=True, disable=not progress) as bar:
+        task = bar.add_task("sweep", total=len(jobs), completed=len(results))
+        if todo:
+            n_jobs = cfg.n_jobs if len(todo) > 1 else 1
+            par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            calls = (delayed(_indexed)(i, score_candidate, X, y, jobs[i][1], jobs[i][2], preprocess=cfg.preprocess,
+                                       threat=cfg.threat, seed=cfg.seed) for i in todo)
+            for i, res in par(calls):
+                cache.put(jobs[i][0], res)
+                results[i] = res | {"cached": False}
+                bar.advance(task)
+    return [results[i] for i in range(len(jobs))]
+
+
+def _indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
+    return i, fn(*args, **kwargs)
+
+
+def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs):  # type: ignore[no-untyped-def]
+    import warnings
+
+    from ppdm import __version__, registry
+    from ppdm.data.io import write_table
+    from ppdm.pipeline import perturb_array, save_release_state
+    from ppdm.release.summary import plot_data, summary_text
+    from ppdm.report import render_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mech = registry.build(chosen["method"], chosen["params"], random_state=cfg.seed)
+        B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess)
+    released = schema.assemble(df, B)
+    record = {
+        "ppdm_version": __version__,
+        "input": {"fingerprint_sha256": fp, "n_rows": int(X.shape[0]), "released_columns": list(schema.released),
+                  "id": schema.id, "label": schema.label, "passthrough": list(schema.passthrough)},
+        "config": cfg.model_dump(mode="json"),
+        "threat": {"spec": cfg.threat, "description": threat.describe()},
+        "policy": cfg.policy.model_dump(mode="json"),
+        "original_utility": original_utility,
+        "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
+        | {"seed": cfg.seed, "preprocess": cfg.preprocess},
+        "candidates": cands,
+        "per_column_re": {c: float(np.linalg.norm(X[:, j] - B[:, j]) / max(np.linalg.norm(X[:, j]), 1e-300))
+                          for j, c in enumerate(schema.released)},
+        "files": {"release": f"release.{cfg.output_format}", "state": "release.state (secret)",
+                  "report": "report.html"},
+    }
+    record["summary"] = summary_text(record)
+    parent = out.parent if str(out.parent) else Path(".")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    try:
+        write_table(released, tmp / f"release.{cfg.output_format}")
+        save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], seed=cfg.seed)
+        (tmp / "release.json").write_text(json.dumps(record, indent=1, default=_json_default))
+        html = render_report(record, plot_data(X, B, y, schema.released, seed=cfg.seed))
+        (tmp / "report.html").write_text(html, encoding="utf-8")
+        os.chmod(tmp, 0o755)
+        _replace_dir(tmp, out, force)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ReleaseResult(out, record)
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, (np.integer, np.floating, np.bool_)):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
+
+
+def _replace_dir(tmp: Path, out: Path, force: bool) -> None:
+    """Rename the finished directory into place; an old one (with --force) is removed only afterwards."""
+    old = None
+    if out.exists():
+        if not force and any(out.iterdir()):
+            raise OutputError(f"output directory '{out}' appeared while running; pass --force to replace it")
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.replace(out, old)
+    os.replace(tmp, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

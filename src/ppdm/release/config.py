@@ -1,0 +1,158 @@
+"""The release configuration: which mechanisms and grids to try, the threat model, the policy.
+
+Validated with pydantic (unknown keys are errors); ``ppdm release --print-config`` prints the defaults
+as YAML, which is also the file format of ``--config``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ppdm.exceptions import ParameterError
+
+__all__ = ["MethodGrid", "Policy", "ReleaseConfig", "DEFAULT_GRIDS", "load_config", "default_config"]
+
+# default parameter grids per mechanism (values chosen to span weak to strong distortion)
+DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
+    "svd": {"rank": [1, 2, 3, 4, 6, 8]},
+    "ssvd": {"rank": [4], "eps_u": [0.02, 0.05, 0.1], "eps_v": [0.02]},
+    "noise": {"scale": [0.1, 0.25, 0.5, 1.0], "distribution": ["normal"]},
+    "mult-noise": {"sigma": [0.1, 0.3]},
+    "projection": {"kind": ["arpo"]},
+    "rotation": {},
+}
+DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation")
+
+
+class MethodGrid(BaseModel):
+    """One mechanism and the grid of its parameters (every combination is a candidate)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    method: str
+    grid: dict[str, list[Any]] = Field(default_factory=dict)
+
+    @field_validator("grid")
+    @classmethod
+    def _non_empty(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for k, vals in v.items():
+            if not isinstance(vals, list) or len(vals) == 0:
+                raise ValueError(f"grid of '{k}' is empty; give at least one value")
+        return v
+
+    def candidates(self) -> list[dict[str, Any]]:
+        keys = sorted(self.grid)
+        return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(self.grid[k] for k in keys))]
+
+
+class Policy(BaseModel):
+    """How the release is chosen: maximise ``objective`` subject to the risk constraints."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    objective: str = Field("knn_pct", description="utility to maximise: knn_pct, svm_pct or kmeans_pct")
+    max_reidentification: float = Field(0.05, ge=0, le=1, description="largest re-identification rate allowed")
+    max_within_5pct: float = Field(
+        0.20, ge=0, le=1,
+        description="largest share of values recovered within 5 % (guessing column medians already gets ~13 % on WDBC)",
+    )
+
+    @field_validator("objective")
+    @classmethod
+    def _objective(cls, v: str) -> str:
+        if v not in ("knn_pct", "svm_pct", "kmeans_pct"):
+            raise ValueError("objective must be knn_pct, svm_pct or kmeans_pct")
+        return v
+
+
+class ReleaseConfig(BaseModel):
+    """Everything ``ppdm release`` needs besides the data."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    methods: list[MethodGrid] = Field(
+        default_factory=lambda: [MethodGrid(method=m, grid=DEFAULT_GRIDS[m]) for m in DEFAULT_METHODS]
+    )
+    threat: str = Field("population", description="attacker knowledge, e.g. population, known-io:20")
+    policy: Policy = Field(default_factory=Policy)
+    preprocess: str = "zscore"
+    seed: int = 0
+    n_jobs: int = Field(-1, description="parallel workers (-1: all cores)")
+    output_format: str = Field("csv", description="release file format: csv or parquet")
+
+    @field_validator("methods")
+    @classmethod
+    def _methods(cls, v: list[MethodGrid]) -> list[MethodGrid]:
+        from ppdm.registry import MECHANISMS
+
+        if not v:
+            raise ValueError("methods is empty; name at least one mechanism")
+        for mg in v:
+            if mg.method not in MECHANISMS:
+                raise ValueError(f"unknown mechanism '{mg.method}'; choose from {', '.join(MECHANISMS)}")
+            cls_ = MECHANISMS[mg.method].load()
+            import inspect
+
+            allowed = set(inspect.signature(cls_.__init__).parameters) - {"self", "random_state"}
+            bad = sorted(set(mg.grid) - allowed)
+            if bad:
+                raise ValueError(f"mechanism '{mg.method}' has no parameter {', '.join(bad)}; "
+                                 f"its parameters are {', '.join(sorted(allowed))}")
+        return v
+
+    @field_validator("output_format")
+    @classmethod
+    def _fmt(cls, v: str) -> str:
+        if v not in ("csv", "parquet"):
+            raise ValueError("output_format must be csv or parquet")
+        return v
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "config"
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key; remove it or check its spelling (see `ppdm release --print-config`)"
+    return f"{where}: {msg}"
+
+
+def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> ReleaseConfig:
+    """Read and validate a YAML config (or the defaults), then apply overrides; errors are one line."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        import yaml
+
+        p = Path(path)
+        if not p.exists():
+            raise ParameterError(f"config file '{p}' does not exist; check the path")
+        try:
+            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            line = f" at line {mark.line + 1}" if mark is not None else ""
+            raise ParameterError(f"config '{p.name}' is not valid YAML{line}; fix the syntax") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ParameterError(f"config '{p.name}' must be a mapping of keys to values")
+        data = loaded
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        return ReleaseConfig.model_validate(data)
+    except ValidationError as e:
+        raise ParameterError(f"invalid release config: {_first_error(e)}") from None
+
+
+def default_config() -> ReleaseConfig:
+    return ReleaseConfig()
+
+
+def config_yaml(cfg: ReleaseConfig) -> str:
+    import yaml
+
+    return yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False)

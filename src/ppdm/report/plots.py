@@ -1,0 +1,131 @@
+"""Matplotlib figures of the report, returned as PNG bytes (Agg backend, imported lazily)."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+
+__all__ = ["tradeoff_png", "sweep_png", "per_column_png", "shepard_png", "histograms_png"]
+
+_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+            "#bcbd22", "#17becf"]
+
+
+def _plt():  # type: ignore[no-untyped-def]
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    _plt().close(fig)
+    return buf.getvalue()
+
+
+def _risk(c: dict[str, Any]) -> float:
+    return max(c["risk"]["reidentification"], c["risk"]["within_5pct"])
+
+
+def tradeoff_png(record: dict[str, Any]) -> bytes:
+    """Risk vs utility of every candidate, the Pareto front, the policy limit and the chosen point."""
+    plt = _plt()
+    obj = record["policy"]["objective"]
+    cands = record["candidates"]
+    methods = sorted({c["method"] for c in cands})
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for k, m in enumerate(methods):
+        pts = [c for c in cands if c["method"] == m]
+        ax.scatter([_risk(c) for c in pts], [c["utility"][obj] for c in pts], color=_COLOURS[k % 10], label=m,
+                   alpha=0.8)
+    front = sorted((c for c in cands if c.get("pareto")), key=_risk)
+    if front:
+        ax.step([_risk(c) for c in front], [c["utility"][obj] for c in front], where="post", color="black",
+                linewidth=1, label="Pareto front")
+    ch = next(c for c in cands if c.get("chosen"))
+    ax.scatter([_risk(ch)], [ch["utility"][obj]], s=250, facecolors="none", edgecolors="red", linewidths=2,
+               label="chosen")
+    limit = min(record["policy"]["max_reidentification"], record["policy"]["max_within_5pct"])
+    ax.axvline(limit, color="red", linestyle=":", linewidth=1, label="policy limit")
+    orig = record["original_utility"].get(obj)
+    if orig is not None:
+        ax.axhline(orig, color="grey", linestyle="--", linewidth=1, label="original data")
+    ax.set_xlabel("risk: max(re-identification rate, share of values within 5 %)")
+    ax.set_ylabel(obj.replace("_pct", " (%)"))
+    ax.legend(fontsize=8, loc="best")
+    ax.set_title("privacy-utility trade-off")
+    return _png(fig)
+
+
+def sweep_png(record: dict[str, Any], method: str) -> bytes | None:
+    """Utility and attack success against the candidate index (parameter order) of one mechanism."""
+    plt = _plt()
+    obj = record["policy"]["objective"]
+    pts = [c for c in record["candidates"] if c["method"] == method]
+    if len(pts) < 2:
+        return None
+    labels = [", ".join(f"{k}={v}" for k, v in c["params"].items()) or "default" for c in pts]
+    x = np.arange(len(pts))
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.plot(x, [c["utility"][obj] for c in pts], marker="o", label=obj)
+    ax2 = ax.twinx()
+    ax2.plot(x, [100 * c["risk"]["reidentification"] for c in pts], marker="s", color="#d62728",
+             label="re-identification %")
+    ax2.plot(x, [100 * c["risk"]["within_5pct"] for c in pts], marker="^", color="#ff7f0e",
+             label="values within 5 % (%)")
+    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("utility (%)")
+    ax2.set_ylabel("attack success (%)")
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="best")
+    ax.set_title(method)
+    return _png(fig)
+
+
+def per_column_png(per_column: dict[str, float]) -> bytes:
+    plt = _plt()
+    names = list(per_column)
+    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.22 * len(names))))
+    ax.barh(names, [per_column[n] for n in names], color="#1f77b4")
+    ax.invert_yaxis()
+    ax.set_xlabel("relative error of the column ||a - b|| / ||a||")
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_title("per-attribute distortion of the chosen release")
+    return _png(fig)
+
+
+def shepard_png(shepard: dict[str, np.ndarray]) -> bytes:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    a, b = shepard["original"], shepard["release"]
+    ax.scatter(a, b, s=3, alpha=0.4)
+    top = float(max(a.max(), b.max())) if len(a) else 1.0
+    ax.plot([0, top], [0, top], color="grey", linewidth=1)
+    ax.set_xlabel("distance in the original (standardised)")
+    ax.set_ylabel("distance in the release")
+    ax.set_title("Shepard plot (sample of pairs)")
+    return _png(fig)
+
+
+def histograms_png(hists: list[dict[str, Any]]) -> bytes | None:
+    if not hists:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(hists), figsize=(3.2 * len(hists), 2.8), squeeze=False)
+    for ax, h in zip(axes[0], hists, strict=False):
+        centres = (h["edges"][:-1] + h["edges"][1:]) / 2
+        w = h["edges"][1] - h["edges"][0]
+        ax.bar(centres, h["original"], width=w, alpha=0.5, label="original")
+        ax.bar(centres, h["release"], width=w, alpha=0.5, label="release")
+        ax.set_title(h["column"], fontsize=9)
+        ax.tick_params(labelsize=7)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("before / after distributions")
+    return _png(fig)

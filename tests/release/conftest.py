@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+
+@pytest.fixture(scope="module")
+def wdbc_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from ppdm import datasets
+
+    p = tmp_path_factory.mktemp("data") / "wdbc.csv"
+    df = datasets.load("wdbc")
+    df.insert(0, "pid", range(1, len(df) + 1))
+    df.to_csv(p, index=False)
+    return p
+
+
+SMALL_CONFIG = """
+methods:
+  - method: svd
+    grid: {rank: [1, 3]}
+  - method: noise
+    grid: {scale: [0.3, 1.0]}
+  - method: rotation
+threat: population
+policy: {objective: knn_pct, max_reidentification: 0.5, max_within_5pct: 0.9}
+n_jobs: 1
+"""
+
+
+@pytest.fixture
+def small_config(tmp_path: Path) -> Path:
+    p = tmp_path / "release.yaml"
+    p.write_text(SMALL_CONFIG)
+    return p
+
+
+def read_release(out: Path) -> pd.DataFrame:
+    return pd.read_csv(out / "release.csv")
