@@ -77,7 +77,8 @@ class ReleaseConfig(BaseModel):
     methods: list[MethodGrid] = Field(
         default_factory=lambda: [MethodGrid(method=m, grid=DEFAULT_GRIDS[m]) for m in DEFAULT_METHODS]
     )
-    threat: str = Field("population", description="attacker knowledge, e.g. population, known-io:20")
+    threat: str = Field("default", description="attacker knowledge: a preset (default, population, sample, ...) "
+                        "or e.g. population+known-io:20")
     policy: Policy = Field(default_factory=Policy)
     preprocess: str = "zscore"
     seed: int = 0

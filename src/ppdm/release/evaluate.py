@@ -81,7 +81,7 @@ def score_candidate(
     import warnings
 
     from ppdm import registry
-    from ppdm.attacks import run_attacks
+    from ppdm.attacks import run_attacks_named
     from ppdm.metrics import value_metrics
     from ppdm.pipeline import perturb_array
 
@@ -95,7 +95,8 @@ def score_candidate(
     value = value_metrics(X, B)
     util = utility_scores(B, y, seed=seed)
     util["neighbour_pct"] = neighbour_preservation(X, B, seed=seed)
-    results = [r.to_dict() for r in run_attacks(X, B, threat, random_state=seed)]
+    # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
+    results = [r.to_dict() for r in run_attacks_named(X, B, threat, random_state=seed, n_seeds=1)]
     attacks = [_scalar_items(r) for r in results]
     return {
         "method": method,
