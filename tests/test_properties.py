@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -26,6 +27,7 @@ def matrices(draw, min_rows: int = 3, max_rows: int = 25, min_cols: int = 2, max
 
 
 @given(matrices(), st.data())
+@pytest.mark.filterwarnings("ignore::ppdm.exceptions.PrivacyWarning")
 def test_svd_shapes_finiteness_and_error_monotone(X: np.ndarray, data: st.DataObject) -> None:
     top = min(X.shape)
     if top < 3:
