@@ -254,5 +254,5 @@ def datasets_export(
         df.insert(0, "id", range(1, len(df) + 1))
     write_table(df, out)
     print(f"wrote {name}: {df.shape[0]} rows x {df.shape[1]} columns -> {out}", file=sys.stdout)
-from ppdm.cli.hiding import register as _register_hiding  # noqa: E402
+from ppdm.cli.hiding import register as _register_hiding  # noqa: E402, I001
 _register_hiding(app)

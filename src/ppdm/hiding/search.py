@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ppdm.exceptions import InputError, ParameterError
-from ppdm.hiding.clustering import ClusterProtocol, reference_protocol
+from ppdm.hiding.clustering import reference_protocol
 from ppdm.hiding.schemes import T_POLICIES, scheme1, scheme2, scheme3
 from ppdm.mechanisms.nmf import NonnegativeShift, check_components
 from ppdm.mechanisms.nmf_solvers import SOLVERS, factorize, nnls_rows

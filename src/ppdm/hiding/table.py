@@ -71,7 +71,7 @@ def parse_member(spec: str, index: dict[str, int], id: str | None, n_clusters: i
 
 def parse_pair(spec: str, index: dict[str, int], id: str | None, together: bool | None = None) -> PairRequest:
     """``ID1,ID2``."""
-    parts = [p for p in spec.split(",")]
+    parts = spec.split(",")
     if len(parts) != 2 or not all(p.strip() for p in parts):
         raise ParameterError(f"a pair must be written ID1,ID2; got '{spec}'")
     return PairRequest(_lookup(parts[0], index, id), _lookup(parts[1], index, id), together)

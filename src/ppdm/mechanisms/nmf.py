@@ -2,8 +2,9 @@
 
 The table ``A >= 0`` is factorised as ``A ~ H W`` (H: n x K factor vectors, W: K x m basis) and the
 release is the truncated product ``H[:, :r] W[:r, :]`` with ``r = keep <= K`` (``keep = K``: the full
-product); components are sorted by energy ``||H_k|| ||W_k||`` so truncation drops the weakest. Optionally the factors are sparsified first (s-/c-/e-NMF: the STS/CTS/ETS rules of the
-sparsified SVD with H in the role of U_k and W^T in the role of V_k).
+product); components are sorted by energy ``||H_k|| ||W_k||`` so truncation drops the weakest.
+Optionally the factors are sparsified first (s-/c-/e-NMF: the STS/CTS/ETS rules of the sparsified SVD
+with H in the role of U_k and W^T in the role of V_k).
 
 Negative input (Algorithm 6): with ``shift=True`` every column is shifted to minimum 0 and divided by
 its range (constant column: divisor 1); the release is mapped back exactly with the inverse. With
