@@ -199,7 +199,10 @@ def hide_patterns(
     tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0)
     protocol = reference_protocol(X, n_clusters, reference, random_state)
     K = protocol.n_clusters
-    comps = check_components(K if components is None else components, n, m)
+    # the schemes swap cluster-indexed factors, so the paper search needs K components; the targeted
+    # search works with any basis and caps the default at the table's size
+    default = K if search == "paper" else min(K, n, m)
+    comps = check_components(default if components is None else components, n, m)
     zero = np.flatnonzero(~X.any(axis=1))
     if len(zero):
         raise InputError(f"{len(zero)} record(s) are all zeros (first: row {zero[0] + 1}); NMF gives them no "
