@@ -206,7 +206,8 @@ def iris_hiding(max_trials: int = 500) -> ReproductionReport:
         tr, sec = np.array(st, dtype=float).T
         rep.add(f"{search} search", "mean trials", float(tr.mean()), None, None, "info")
         rep.add(f"{search} search", "mean seconds", float(sec.mean()), None, None, "info")
-    rep.notes.append("Paper search: fresh random NMF (default HALS solver, tol 1e-4; Lin PG reaches the same objective but is slower) per trial, Scheme 1 for memberships, "
-                     "Scheme 2 or 3 for pairs. Targeted search: minimal factor moves (see ppdm.hiding.search).")
+    rep.notes.append("Paper search: a fresh random NMF per trial (default HALS solver, tol 1e-4; Lin PG reaches "
+                     "the same objective, slower), Scheme 1 for memberships, Scheme 2 or 3 for pairs. "
+                     "Targeted search: minimal factor moves (see ppdm.hiding.search).")
     rep.notes.append("Success and side effects are checked on each release with K-means from its first 3 rows.")
     return rep
