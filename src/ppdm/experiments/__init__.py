@@ -27,6 +27,8 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("wang2008-table-4-8", "NMF row on WBC, K = 7 (Tables 3.8 / 4.8)", wang2008_nmf.table_4_8),
         Reproduction("wang2008-iris-hiding", "IRIS hiding tests, Schemes 1-3, paper vs targeted search (Ch. 5)",
                      wang2008_nmf.iris_hiding, slow=True),
+        Reproduction("ppdm-hiding-targets", "100 random single-member hiding requests on IRIS and WBC",
+                     wang2008_nmf.hiding_targets, slow=True),
     )
 }
 
