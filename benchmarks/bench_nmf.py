@@ -19,7 +19,7 @@ def _matrix(n: int, m: int, k: int, seed: int = 0) -> np.ndarray:
     return rng.uniform(size=(n, k)) @ rng.uniform(size=(k, m)) / k + rng.uniform(0, 0.5, size=(n, m))
 
 
-def run(n: int = 3000, m: int = 3000, K: int = 100, cap: float = 120.0) -> bool:
+def run(n: int = 3000, m: int = 3000, K: int = 100, cap: float = 60.0) -> bool:
     import warnings
 
     from sklearn.decomposition import NMF as SkNMF
