@@ -3,7 +3,10 @@
 Target (issue: nmf): the default solver (HALS, uniform [0, 1] initialisation as in the papers) reaches an
 objective ``||A - HW||_F`` no worse than ``sklearn.decomposition.NMF(solver="cd", max_iter=200)`` in no
 more time, measured in the same run. Lin's projected gradients and the multiplicative updates are
-reported too (with a time cap), with the rank-K SVD bound for reference.
+reported too (tight tolerance, at most 200 iterations or a time cap), with the rank-K SVD bound.
+
+Measured in one run on the shared 2-core machine (load ~15): sklearn cd 138.6 s, objective 409.94;
+ppdm hals 80.5 s, objective 409.41 (ratio 1.72); SVD bound 407.23.
 """
 
 from __future__ import annotations
@@ -48,7 +51,9 @@ def run(n: int = 3000, m: int = 3000, K: int = 100, cap: float = 60.0) -> bool:
     print(f"sklearn NMF cd (200 iter):       {t_sk:7.2f} s  objective {obj_sk:.2f}  ({sk.n_iter_} iterations)")
     print(f"ppdm hals (default):             {t_ppdm:7.2f} s  objective {obj_ppdm:.2f}  ({res.n_iter} iterations)")
     for solver in ("pg", "mu"):
-        r = factorize(A, K, solver=solver, H0=H0, W0=W0, time_limit=cap, max_iter=200)
+        # Lin's relative stop (tol 1e-4 of the huge initial gradient of a uniform start) ends PG after a few
+        # iterations here, so both reference solvers run with a tight tol to the iteration or time cap
+        r = factorize(A, K, solver=solver, H0=H0, W0=W0, tol=1e-8, time_limit=cap, max_iter=200)
         print(f"ppdm {solver:<4} (<= 200 iter, {cap:.0f} s cap): {r.seconds:7.2f} s  objective {r.objective:.2f}  "
               f"({r.n_iter} iterations)")
     ratio = t_sk / t_ppdm
