@@ -10,7 +10,7 @@ import importlib
 import sys
 import time
 
-BENCHMARKS = ["bench_svd", "bench_attacks"]
+BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf"]
 
 
 def main(argv: list[str]) -> int:

@@ -50,6 +50,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
                        "random projection Arp / Arpo / rpA / rpoA", {"kind": "arpo"}),
         MechanismEntry("rotation", "ppdm.mechanisms.projection:RandomRotation",
                        "random rotation (Haar orthogonal)", {}),
+        MechanismEntry("nmf", "ppdm.mechanisms.nmf:NMF",
+                       "nonnegative matrix factorisation H[:, :keep] W[:keep] (HALS, Lin PG, MU, ALS)",
+                       {"components": 2}),
     )
 }
 

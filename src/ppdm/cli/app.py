@@ -71,6 +71,9 @@ def perturb(
     distribution: Annotated[str | None, typer.Option(help="Noise distribution: uniform or normal.")] = None,
     sigma: Annotated[float | None, typer.Option(help="Sigma of multiplicative noise or projection entries.")] = None,
     kind: Annotated[str | None, typer.Option(help="Projection kind: arp, arpo, rpa, rpoa.")] = None,
+    components: Annotated[int | None, typer.Option(help="Inner dimension K (nmf).")] = None,
+    keep: Annotated[int | None, typer.Option(help="Final dimension r <= K of H[:, :r] W[:r] (nmf).")] = None,
+    nmf_solver: Annotated[str | None, typer.Option("--nmf-solver", help="NMF solver: hals, pg, mu, als.")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Other parameter as key=value.")] = None,
     partition_rows: Annotated[str | None, typer.Option(
         "--partition-rows", help="Distort only these records: a leading count or comma-separated ids.")] = None,
@@ -95,6 +98,7 @@ def perturb(
 
     named = {"rank": rank, "solver": solver, "strategy": strategy, "eps_u": eps_u, "eps_v": eps_v,
              "alpha": alpha, "scale": scale, "distribution": distribution, "sigma": sigma, "kind": kind}
+    named |= {"components": components, "keep": keep, "solver": nmf_solver if method == "nmf" else solver}
     params = {k: v for k, v in named.items() if v is not None} | _parse_params(param)
     res = run(input, method=method, params=params, id=id, label=label, columns=split_list(columns),
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
@@ -265,3 +269,6 @@ _register_attacks(app)
 from ppdm.cli.release import register as _register_release  # noqa: E402
 
 _register_release(app)
+
+from ppdm.cli.hiding import register as _register_hiding  # noqa: E402, I001
+_register_hiding(app)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments import alotaibi2015_utility, wang2008
+from ppdm.experiments import alotaibi2015_utility, wang2008, wang2008_nmf
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "Reproduction", "ReproductionReport"]
@@ -28,6 +28,17 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      alotaibi2015_utility.critical_differences),
         Reproduction("alotaibi2015-distance-attack", "distance-based attack worked example (Sec. 4.4.2.3)",
                      alotaibi2015_utility.distance_attack_example),
+
+        Reproduction("wang2008-iris-clustering", "reference K-means of UCI IRIS (Ch. 5)", wang2008_nmf.iris_clustering),
+        Reproduction("wang2008-table-5-2", "IRIS mutual information and entropy distortion (Table 5.2)",
+                     wang2008_nmf.table_5_2),
+        Reproduction("wang2008-table-4-6", "Lin PG vs multiplicative NMF on WBC, K = 7 (Table 4.6)",
+                     wang2008_nmf.table_4_6),
+        Reproduction("wang2008-table-4-8", "NMF row on WBC, K = 7 (Tables 3.8 / 4.8)", wang2008_nmf.table_4_8),
+        Reproduction("wang2008-iris-hiding", "IRIS hiding tests, Schemes 1-3, paper vs targeted search (Ch. 5)",
+                     wang2008_nmf.iris_hiding, slow=True),
+        Reproduction("ppdm-hiding-targets", "100 random single-member hiding requests on IRIS and WBC",
+                     wang2008_nmf.hiding_targets, slow=True),
     )
 }
 

@@ -1,0 +1,180 @@
+"""Hiding on a table: record names, column roles, release assembly, outputs and the summary.
+
+Records are named by the id column when there is one, else by their 1-based row number; clusters are
+numbered 1..K in the order of their seed rows. Nothing is written unless the request is achieved.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.data.io import check_output_path, read_table, write_table
+from ppdm.data.schema import resolve_schema
+from ppdm.exceptions import InputError, ParameterError
+from ppdm.hiding.search import HidingResult, MemberRequest, PairRequest, hide_patterns
+
+__all__ = ["hide_table", "parse_member", "parse_pair"]
+
+PathLike = str | os.PathLike[str]
+
+
+def _record_index(df: pd.DataFrame, id: str | None) -> tuple[dict[str, int], list[object]]:
+    if id is None:
+        names: list[object] = list(range(1, len(df) + 1))
+        return {str(i): i - 1 for i in range(1, len(df) + 1)}, names
+    if df[id].duplicated().any():
+        raise InputError(f"id column '{id}' has duplicate values; record names must be unique")
+    names = [v.item() if hasattr(v, "item") else v for v in df[id].tolist()]
+    return {str(v): i for i, v in enumerate(names)}, names
+
+
+def _lookup(token: str, index: dict[str, int], id: str | None) -> int:
+    t = token.strip()
+    if t not in index:
+        # ids read as numbers may be written differently on the command line ("7" vs "7.0")
+        try:
+            f = float(t)
+            alt = str(int(f)) if f.is_integer() else t
+        except ValueError:
+            alt = t
+        if alt not in index:
+            where = f"id column '{id}'" if id else "row numbers"
+            raise InputError(f"record '{t}' is not in the table ({where}); check the record names")
+        t = alt
+    return index[t]
+
+
+def parse_member(spec: str, index: dict[str, int], id: str | None, n_clusters: int) -> MemberRequest:
+    """``ID`` or ``ID:TARGET`` (TARGET a cluster number 1..K)."""
+    rec, sep, tgt = spec.rpartition(":")
+    if not sep:
+        rec, tgt = spec, ""
+    target = None
+    if tgt.strip():
+        try:
+            target = int(tgt)
+        except ValueError:
+            raise ParameterError(f"--hide-member '{spec}': the target must be a cluster number 1..{n_clusters}"
+                                 ) from None
+        if not 1 <= target <= n_clusters:
+            raise ParameterError(f"--hide-member '{spec}': cluster {target} does not exist; clusters are "
+                                 f"1..{n_clusters}")
+        target -= 1
+    return MemberRequest(_lookup(rec, index, id), target)
+
+
+def parse_pair(spec: str, index: dict[str, int], id: str | None, together: bool | None = None) -> PairRequest:
+    """``ID1,ID2``."""
+    parts = spec.split(",")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise ParameterError(f"a pair must be written ID1,ID2; got '{spec}'")
+    return PairRequest(_lookup(parts[0], index, id), _lookup(parts[1], index, id), together)
+
+
+def hide_table(
+    source: PathLike | pd.DataFrame,
+    *,
+    clusters: int,
+    hide_member: Sequence[str] = (),
+    negate_pair: Sequence[str] = (),
+    join_pair: Sequence[str] = (),
+    separate_pair: Sequence[str] = (),
+    id: str | None = None,
+    label: str | None = None,
+    columns: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
+    output: PathLike | None = None,
+    state: PathLike | None = None,
+    force: bool = False,
+    seed: int = 0,
+    sep: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Hide memberships/relations in a table and (when achieved) write the release.
+
+    ``options`` go to :func:`ppdm.hiding.hide_patterns` (search, scheme, t_policy, components, solver,
+    max_trials, tolerance, reference, shift). Returns a JSON-able summary without key material.
+    """
+    inputs = [source] if isinstance(source, (str, os.PathLike)) else []
+    out_path = check_output_path(output, inputs=inputs, force=force) if output is not None else None
+    state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
+    if out_path is not None and state_path is not None and out_path.resolve() == state_path.resolve():
+        raise ParameterError("the release and the state file must be different paths")
+    df = read_table(source, sep=sep)
+    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop)
+    X = schema.matrix(df)
+    if isinstance(clusters, bool) or not isinstance(clusters, int) or clusters < 1:
+        raise ParameterError(f"--clusters must be a positive integer; got {clusters!r}")
+    if clusters > len(X):
+        raise ParameterError(f"--clusters {clusters} exceeds the {len(X)} records; use fewer clusters")
+    index, names = _record_index(df, id)
+    members = [parse_member(s, index, id, clusters) for s in hide_member]
+    pairs = [parse_pair(s, index, id) for s in negate_pair]
+    pairs += [parse_pair(s, index, id, True) for s in join_pair]
+    pairs += [parse_pair(s, index, id, False) for s in separate_pair]
+    res = hide_patterns(X, clusters, members, pairs, random_state=seed, progress=progress, **options)
+    summary = summarize(res, X, names, schema.released)
+    if res.achieved:
+        if state_path is not None:
+            _save_state(state_path, res, schema, seed)
+            summary["state"] = str(state_path)
+        if out_path is not None:
+            write_table(schema.assemble(df, res.release), out_path)
+            summary["output"] = str(out_path)
+    return summary
+
+
+def summarize(res: HidingResult, X: np.ndarray, names: Sequence[object], columns: Sequence[str]
+              ) -> dict[str, Any]:
+    from ppdm.metrics.information import entropy_distortion, mutual_information_vector
+    from ppdm.metrics.value import value_metrics
+
+    def name(i: int) -> object:
+        return names[i]
+
+    goals = []
+    for g in res.goals:
+        if g["kind"] == "member":
+            goals.append({"kind": "member", "record": name(g["record"]), "from": g["from"] + 1, "to": g["to"] + 1,
+                          "target": None if g["target"] is None else g["target"] + 1, "achieved": g["achieved"]})
+        else:
+            goals.append({"kind": "pair", "x": name(g["x"]), "y": name(g["y"]),
+                          "together_before": g["together_before"], "together_after": g["together_after"],
+                          "achieved": g["achieved"]})
+    conf = set(res.confidential)
+    changes = res.changes(names)
+    side = [c for i, c in zip(np.flatnonzero(res.truth != res.labels), changes, strict=True) if i not in conf]
+    mi = mutual_information_vector(X, res.release)
+    return {
+        "achieved": res.achieved,
+        "trials": res.trials,
+        "side_effect_rate": res.side_effect_rate,
+        "side_effects": side,
+        "moved": changes,
+        "goals": goals,
+        "search": res.search,
+        "components": res.components,
+        "seconds": res.seconds,
+        "n_rows": int(X.shape[0]),
+        "cluster_sizes": np.bincount(res.truth, minlength=int(max(res.truth.max(), res.labels.max()) + 1)).tolist(),
+        "value": value_metrics(X, res.release),
+        "mutual_information": {c: float(v) for c, v in zip(columns, mi, strict=True)},
+        "entropy_distortion": entropy_distortion(X, res.release),
+    }
+
+
+def _save_state(path: Path, res: HidingResult, schema: Any, seed: int) -> None:
+    from ppdm import __version__
+    from ppdm.state import save_state
+
+    header = {"method": "nmf-hiding", "seed": seed, "ppdm_version": __version__, "schema": schema.to_dict(),
+              "search": res.search, "components": res.components}
+    arrays = {"factors": res.H, "components": res.W, "offset": res.offset, "scale": res.scale}
+    save_state(path, "hiding", header, arrays)
