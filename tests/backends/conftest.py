@@ -9,11 +9,11 @@ import pytest
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[object]:
-    """A two-worker LocalCluster on the loopback interface (dashboard off), shared by a test module."""
+    """A two-worker LocalCluster on the loopback interface (ephemeral dashboard port), shared by a test module."""
     pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="1GiB") as cluster, \
+                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -28,3 +28,20 @@ def make_table(n: int = 2000, m: int = 7, seed: int = 0) -> pd.DataFrame:
     df["site"] = np.where(np.arange(n) % 3, "north", "south")
     df["y"] = (X[:, 0] > np.median(X[:, 0])).astype(int)
     return df
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run ``ppdm perturb ARGS`` in-process; return (exit code, stdout + stderr)."""
+    from ppdm.cli import main
+
+    def run(*args: object) -> tuple[int, str]:
+        with pytest.raises(SystemExit) as e:
+            main(["perturb", *(str(a) for a in args)])
+        out, err = capsys.readouterr()
+        code = int(e.value.code or 0)
+        if code == 2:
+            assert "Traceback" not in out + err and len(err.strip().splitlines()) == 1, err
+        return code, out + err
+
+    return run

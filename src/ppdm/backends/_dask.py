@@ -59,7 +59,7 @@ def connect(scheduler: str | None = None) -> Iterator[dict[str, Any]]:
     """Where the work runs; yields ``{"client": Client | None, "cluster": str, "seconds": float}``.
 
     ``None``: an already active ``distributed.Client`` of this process if there is one, else a
-    LocalCluster on 127.0.0.1 sized to the machine (dashboard disabled), closed on exit.
+    LocalCluster on 127.0.0.1 sized to the machine (dashboard on an ephemeral port), closed on exit.
     ``'synchronous'`` / ``'threads'``: dask's local schedulers, no cluster. Anything else is a
     scheduler address such as ``tcp://host:8786``.
     """
@@ -71,15 +71,17 @@ def connect(scheduler: str | None = None) -> Iterator[dict[str, Any]]:
     from distributed import Client
 
     if scheduler is None:
-        with contextlib.suppress(ValueError):
-            from distributed import get_client
+        from distributed import LocalCluster, get_client
 
-            client = get_client()
-            yield {"client": client, "cluster": "existing client", "seconds": 0.0}
+        try:
+            active = get_client()
+        except ValueError:
+            active = None
+        if active is not None:
+            yield {"client": active, "cluster": "existing client", "seconds": 0.0}
             return
-        from distributed import LocalCluster
-
-        with LocalCluster(host="127.0.0.1", dashboard_address=None, processes=True) as cluster, \
+        # loopback only; ":0" puts the scheduler's HTTP/dashboard server on an ephemeral port
+        with LocalCluster(host="127.0.0.1", dashboard_address=":0", processes=True) as cluster, \
                 Client(cluster) as client:
             n = len(cluster.workers)
             yield {"client": client, "cluster": f"local ({n} workers)", "seconds": time.perf_counter() - t0}
