@@ -67,3 +67,17 @@ def test_noise_stream_definition() -> None:
     c1 = np.random.default_rng(np.random.SeedSequence(11).spawn(2)[1]).normal(size=(3, 2))
     np.testing.assert_array_equal(got, np.vstack([c0[-2:], c1]))
     assert not np.array_equal(noise_rows(12, 0, 4, 2, _normal), noise_rows(11, 0, 4, 2, _normal))
+
+
+def test_what_travels_to_workers_prints_no_key_material() -> None:
+    """dask logs the arguments of a failed task; the release object and hidden keys show no numbers."""
+    from ppdm.backends._blockwise import Hidden, PartitionRelease
+    from ppdm.data.schema import Schema
+    from ppdm.mechanisms import RandomRotation
+
+    rot = RandomRotation(random_state=123).fit(np.zeros((2, 3)))
+    rel = PartitionRelease(Schema(("a", "b", "c"), ("a", "b", "c")), Scaler("none").fit(np.eye(3)), "original",
+                           mechanism=rot, operator=(rot.rotation_, np.zeros(3)), noise_seed=987654321)
+    text = repr(rel) + repr(Hidden(rot.rotation_)) + str([rel])
+    assert "987654321" not in text and "123" not in text
+    assert f"{rot.rotation_[0, 0]:.4f}"[:5] not in text

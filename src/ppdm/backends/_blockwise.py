@@ -16,11 +16,23 @@ import pandas as pd
 from ppdm.data.preprocess import Scaler
 from ppdm.data.schema import Schema
 
-__all__ = ["ColumnStats", "NOISE_CHUNK_ROWS", "noise_rows", "scaler_from_stats", "scaled_gram",
+__all__ = ["ColumnStats", "Hidden", "NOISE_CHUNK_ROWS", "noise_rows", "scaler_from_stats", "scaled_gram",
            "PartitionRelease"]
 
 #: rows per chunk of the noise stream: chunk c of a table is drawn from SeedSequence(seed_, spawn_key=(c,))
 NOISE_CHUNK_ROWS = 65536
+
+
+class Hidden:
+    """Key material on its way to a worker: its repr (what dask prints when a task fails) shows nothing."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<key material>"
 
 
 @dataclass
@@ -122,7 +134,7 @@ def _noise_draw(mech: Any) -> tuple[Any, str]:
     return (lambda rng, shape: rng.normal(1.0, s, size=shape)), "multiply"
 
 
-@dataclass
+@dataclass(repr=False)
 class PartitionRelease:
     """Release one partition: what travels to every worker.
 
@@ -138,6 +150,9 @@ class PartitionRelease:
     operator: tuple[np.ndarray, np.ndarray] | None = None
     columns: np.ndarray | None = None  # positions (within the released columns) of the distorted block
     noise_seed: int | None = None
+
+    def __repr__(self) -> str:  # dask logs the arguments of a failed task; keep the keys out of the logs
+        return f"PartitionRelease({len(self.schema.released)} columns, <key material>)"
 
     def matrix(self, df: pd.DataFrame) -> np.ndarray:
         return df[list(self.schema.released)].to_numpy(dtype=np.float64, copy=True)

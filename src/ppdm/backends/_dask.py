@@ -40,13 +40,14 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         "the dask backend needs dask and distributed; install them with: pip install 'ppdm[dask]'"
     ) from e
 
-from ppdm.backends._blockwise import ColumnStats, PartitionRelease, scaled_gram, scaler_from_stats
+from ppdm.backends._blockwise import ColumnStats, Hidden, PartitionRelease, scaled_gram, scaler_from_stats
 from ppdm.exceptions import InputError, OutputError, ParameterError, PPDMError
 
 __all__ = ["connect", "open_table", "perturb", "value_metrics", "lloyd_kmeans", "kmeans_accuracy"]
 
 _GRAM_SIDE = 4096  # as the in-memory backend: the Gram route while the small side stays below this
 _CSV_BLOCKSIZE = "64MB"
+_PARQUET_BLOCKSIZE = "256MB"  # larger Parquet files are split by row groups
 CONNECT_TIMEOUT = "20s"  # how long to wait for a --scheduler address to answer
 _FROM_MEMORY_ROWS = 262_144  # rows per partition when a DataFrame/array is handed to the dask backend
 
@@ -147,7 +148,7 @@ def open_table(
             if cols != names[0]:
                 raise InputError(f"Parquet file '{f.name}' has other columns than '{files[0].name}'; use one schema")
         _check_columns([str(c) for c in names[0]], files[0].name)
-        ddf = dd.read_parquet([str(f) for f in files])
+        ddf = dd.read_parquet([str(f) for f in files], blocksize=_PARQUET_BLOCKSIZE)
         if npartitions:
             ddf = ddf.repartition(npartitions=npartitions)
         return ddf, ddf.partitions[0].head(1000, compute=True)
@@ -189,8 +190,9 @@ def _part_block_stats(df: pd.DataFrame, released: list[str], rows: np.ndarray, c
 
 
 def _part_abs_u(df: pd.DataFrame, released: list[str], rows: np.ndarray | None, cols: np.ndarray,
-                offset: np.ndarray, scale: np.ndarray, Vt: np.ndarray, s: np.ndarray) -> np.ndarray:
+                offset: np.ndarray, scale: np.ndarray, key: Hidden) -> np.ndarray:
     """Column sums of ``|U|`` with ``U = Z V S^-1`` over the partition's block rows."""
+    Vt, s = key.value
     X = df[released].to_numpy(dtype=np.float64)
     if rows is not None:
         X = X[rows]
@@ -208,14 +210,23 @@ def _part_block_matrix(df: pd.DataFrame, released: list[str], rows: np.ndarray |
     return (X[:, cols] - offset) / scale
 
 
-def _part_write(df: pd.DataFrame, start: int, rows: np.ndarray | None, rel: PartitionRelease, folder: str,
+def _check_length(df: pd.DataFrame, expected: int) -> None:
+    if len(df) != expected:
+        raise InputError("a partition changed size between two passes over the input (was it modified while "
+                         "ppdm read it?); rerun on a stable copy")
+
+
+def _part_write(df: pd.DataFrame, start: int, n: int, rows: np.ndarray | None, rel: PartitionRelease, folder: str,
                 i: int) -> np.ndarray:
+    _check_length(df, n)
     out, stats = rel(df, start, rows)
     out.to_parquet(Path(folder) / f"part.{i:05d}.parquet", index=False)
     return stats
 
 
-def _part_release(df: pd.DataFrame, start: int, rows: np.ndarray | None, rel: PartitionRelease) -> pd.DataFrame:
+def _part_release(df: pd.DataFrame, start: int, n: int, rows: np.ndarray | None,
+                  rel: PartitionRelease) -> pd.DataFrame:
+    _check_length(df, n)
     return rel(df, start, rows)[0]
 
 
@@ -319,7 +330,8 @@ class _Fitter:
         alpha = 1.0 / k if mech.alpha is None else check_real(mech.alpha, "alpha", low=0.0, low_open=True)
         mean_abs_u = np.zeros(k)
         if mech.strategy != "sts":
-            tasks = [dask.delayed(_part_abs_u, pure=False)(p, self.released, r, cols, offset, scale, Vt, s)
+            tasks = [dask.delayed(_part_abs_u, pure=False)(p, self.released, r, cols, offset, scale,
+                                                                   Hidden((Vt, s)))
                      for p, r in zip(self.parts, self.local_rows, strict=True)]
             mean_abs_u = np.sum(_compute(tasks, "column means of |U|", self.client), axis=0) / st.n
         mech.n_features_in_ = len(cols)
@@ -535,21 +547,24 @@ def perturb(
             rel.operator = _fused_operator(P, scaler.offset_, scaler.scale_, release_units)
             rel.mechanism = None
         parts = ddf.to_delayed()
+        if len(parts) != len(lengths):
+            raise InputError("the input's partitions changed between two passes (was it modified while ppdm read "
+                             "it?); rerun on a stable copy")
         summary: dict[str, Any] = {"method": method, "backend": "dask", "cluster": conn["cluster"],
                                    "cluster_seconds": conn["seconds"], "n_rows": n, "n_released_columns": m,
                                    "n_partitions": len(parts), "preprocess": preprocess, "re": None}
         release: Any
         if out_path is None:
             meta = schema.assemble(head.iloc[:2].reset_index(drop=True), np.zeros((min(2, len(head)), m)))
-            release = dd.from_delayed([dask.delayed(_part_release, pure=False)(p, s0, lr, rel)
-                                       for p, s0, lr in zip(parts, starts, local_rows, strict=True)],
+            release = dd.from_delayed([dask.delayed(_part_release, pure=False)(p, s0, L, lr, rel)
+                                       for p, s0, L, lr in zip(parts, starts, lengths, local_rows, strict=True)],
                                       meta=meta.iloc[:0])
         else:
             tmp = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent))
             try:
                 os.chmod(tmp, 0o755)
-                tasks = [dask.delayed(_part_write, pure=False)(p, s0, lr, rel, str(tmp), i)
-                         for i, (p, s0, lr) in enumerate(zip(parts, starts, local_rows, strict=True))]
+                tasks = [dask.delayed(_part_write, pure=False)(p, s0, L, lr, rel, str(tmp), i)
+                         for i, (p, s0, L, lr) in enumerate(zip(parts, starts, lengths, local_rows, strict=True))]
                 ss = np.sum(_compute(tasks, "release", client), axis=0)
                 if ss[2] > 0:
                     raise InputError("the release has non-finite values (the input is too close to overflow); "
