@@ -45,6 +45,8 @@ CASES = [
     {"method": "svd", "params": {"rank": 2}, "partition_rows": "777"},
     {"method": "ssvd", "params": {"rank": 2, "strategy": "cts"}, "partition_rows": "1003,1500,2999,1001,1100"},
     {"method": "rotation", "params": {}, "partition_rows": "1010,1011,1500,2500", "partition_columns": "x0,x2,x6"},
+    {"method": "partition", "params": {"scheme": "both", "rows": 500, "columns": 4}},
+    {"method": "partition", "params": {"columns": [1, 3, 5, 6]}},
 ]
 
 

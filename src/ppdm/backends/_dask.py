@@ -502,20 +502,26 @@ def perturb(
         starts = list(np.cumsum([0, *lengths[:-1]]).astype(int))
         scaler = scaler_from_stats(preprocess, total)
 
+        from ppdm.mechanisms.partition import StructuralPartition
+
         top = mech
         rows_all: np.ndarray | None = None
         cols = np.arange(m)
-        if partition_rows is not None or partition_columns is not None:
-            from ppdm.mechanisms.partition import StructuralPartition
-
-            found: dict[str, int] = {}
-            for (_, where), s0 in zip(res, starts, strict=True):
-                found.update({t: s0 + i for t, i in where.items()})
-            r = _record_block(partition_rows, schema.id, found, n)
-            c = _positions(partition_columns, released, "column")
-            scheme = "both" if r is not None and c is not None else ("rows" if r is not None else "columns")
-            top = StructuralPartition(mech, scheme=scheme, rows=r, columns=c)
+        wrap = partition_rows is not None or partition_columns is not None
+        if wrap and isinstance(mech, StructuralPartition):
+            raise ParameterError("method 'partition' already names its block; drop --partition-rows/--partition-"
+                                 "columns or choose the inner method with --method")
+        if wrap or isinstance(mech, StructuralPartition):
+            if wrap:
+                found: dict[str, int] = {}
+                for (_, where), s0 in zip(res, starts, strict=True):
+                    found.update({t: s0 + i for t, i in where.items()})
+                r = _record_block(partition_rows, schema.id, found, n)
+                c = _positions(partition_columns, released, "column")
+                scheme = "both" if r is not None and c is not None else ("rows" if r is not None else "columns")
+                top = StructuralPartition(mech, scheme=scheme, rows=r, columns=c)
             top._resolve(n, m)
+            scheme = top.scheme
             top.n_rows_, top.n_features_in_ = n, m
             cols = top.columns_
             if scheme != "columns":
