@@ -120,7 +120,7 @@ def test_csv_input_and_state_file(tmp_path: Path, client: object, cli) -> None:
 
 
 @pytest.mark.dask
-def test_scheduler_address(tmp_path: Path, cli) -> None:
+def test_scheduler_address(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """--scheduler connects to a running scheduler; an unreachable one is a clean error."""
     distributed = pytest.importorskip("distributed")
     from ppdm.backends import _dask
@@ -133,10 +133,7 @@ def test_scheduler_address(tmp_path: Path, cli) -> None:
                  str(tmp_path / "out"), "--json")
         assert code == 0, msg
         assert '"cluster": "scheduler"' in msg
-    _dask.CONNECT_TIMEOUT = "1s"
-    try:
-        code, msg = cli(str(d), "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "-o", str(tmp_path / "o2"))
-    finally:
-        _dask.CONNECT_TIMEOUT = "20s"
+    monkeypatch.setattr(_dask, "CONNECT_TIMEOUT", "1s")
+    code, msg = cli(str(d), "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "-o", str(tmp_path / "o2"))
     assert code == 2 and "cannot reach the Dask scheduler" in msg
     assert not (tmp_path / "o2").exists()

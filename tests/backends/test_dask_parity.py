@@ -153,3 +153,12 @@ def test_kmeans_matches_in_memory() -> None:
     np.testing.assert_array_equal(lab, lab_ref)
     np.testing.assert_allclose(C, C_ref, rtol=1e-10)
     assert dk.kmeans_accuracy(Xd, y) == pytest.approx(kmeans_accuracy(X, y), abs=1e-12)
+
+
+def test_rank_metrics_refuse_columns_beyond_the_memory_budget() -> None:
+    from ppdm.backends import load
+    from ppdm.exceptions import ResourceError
+
+    A = np.arange(200.0).reshape(100, 2)
+    with pytest.raises(ResourceError, match="sample"):
+        load("dask").value_metrics(A, A + 1, budget=1000)
