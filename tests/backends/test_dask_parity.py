@@ -162,3 +162,19 @@ def test_rank_metrics_refuse_columns_beyond_the_memory_budget() -> None:
     A = np.arange(200.0).reshape(100, 2)
     with pytest.raises(ResourceError, match="sample"):
         load("dask").value_metrics(A, A + 1, budget=1000)
+
+
+def test_evaluate_matches_in_memory(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ppdm.backends import load
+    from ppdm.pipeline import evaluate
+
+    df = make_table(n=1500).drop(columns=["site", "pid"])
+    rel = perturb(df, method="noise", params={"scale": 0.3}, label="y").release
+    df.to_parquet(tmp_path / "a.parquet", index=False)
+    rel.to_csv(tmp_path / "b.csv", index=False)
+    ref = evaluate(df, rel, label="y", utility=("kmeans",))
+    got = load("dask").evaluate(tmp_path / "a.parquet", tmp_path / "b.csv", label="y", scheduler="synchronous")
+    assert got["columns"] == ref["columns"]
+    for k, v in ref["value"].items():
+        assert got["value"][k] == pytest.approx(v, rel=1e-12, abs=1e-12), k
+    assert got["utility"]["kmeans_pct"] == pytest.approx(ref["utility"]["kmeans_pct"], abs=1e-9)

@@ -43,7 +43,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 from ppdm.backends._blockwise import ColumnStats, Hidden, PartitionRelease, scaled_gram, scaler_from_stats
 from ppdm.exceptions import InputError, OutputError, ParameterError, PPDMError
 
-__all__ = ["connect", "open_table", "perturb", "value_metrics", "lloyd_kmeans", "kmeans_accuracy"]
+__all__ = ["connect", "open_table", "perturb", "evaluate", "value_metrics", "lloyd_kmeans", "kmeans_accuracy"]
 
 _GRAM_SIDE = 4096  # as the in-memory backend: the Gram route while the small side stays below this
 _CSV_BLOCKSIZE = "64MB"
@@ -709,3 +709,43 @@ def kmeans_accuracy(X: Any, y: Any, *, n_clusters: int | None = None, normalize:
         X = (X - lo) / np.where(span == 0, 1.0, span)
     labels, _ = lloyd_kmeans(X, X[:K].compute(), client=client)
     return 100.0 * matched_accuracy(labels, y)
+
+
+def evaluate(original: Any, release: Any, *, label: str | None = None, columns: Sequence[str] | None = None,
+             rank_mode: str = "sort_index", utility: Sequence[str] = ("kmeans",), scheduler: str | None = None,
+             sep: str | None = None) -> dict[str, Any]:
+    """Value distortion (RE, RP, RK, CP, CK) and K-means utility of a release, partition by partition.
+
+    Rows are matched by position (a dask release keeps the row order of its input). Columns default to
+    the numeric columns both tables share, except ``label``. Pairwise pattern metrics and SVM accuracy
+    are not computed here; run :func:`ppdm.pipeline.evaluate` on a sample for them.
+    """
+    from ppdm.utils.validation import check_choice
+
+    for name in utility:
+        check_choice(name, "utility", ("kmeans",))
+    with connect(scheduler) as conn:
+        a, ha = open_table(original, sep=sep)
+        b, hb = open_table(release, sep=sep)
+        for name, head in (("original", ha), ("release", hb)):
+            if label is not None and label not in head.columns:
+                raise InputError(f"--label column '{label}' is missing from the {name} table")
+        if columns is None:
+            columns = [c for c in hb.columns if c in ha.columns and c != label
+                       and pd.api.types.is_numeric_dtype(ha[c]) and pd.api.types.is_numeric_dtype(hb[c])]
+        missing = [c for c in columns if c not in ha.columns or c not in hb.columns]
+        if not columns or missing:
+            raise InputError("the tables share no numeric column to compare (or a named column is missing); "
+                             "check the files or --columns")
+        A = a[list(columns)].to_dask_array(lengths=True)
+        B = b[list(columns)].to_dask_array(lengths=True)
+        if A.shape[0] != B.shape[0]:
+            raise InputError(f"original has {A.shape[0]} rows and release {B.shape[0]}; compare matching tables")
+        client = conn["client"]
+        result: dict[str, Any] = {"n_rows": int(A.shape[0]), "columns": list(columns), "rank_mode": rank_mode,
+                                  "value": value_metrics(A, B, rank_mode, client=client)}
+        if label is not None and utility:
+            y = a[label].compute().to_numpy()
+            result["utility"] = {"kmeans_pct": {"original": kmeans_accuracy(A, y, client=client),
+                                                "release": kmeans_accuracy(B, y, client=client)}}
+    return result
