@@ -10,7 +10,7 @@ import importlib
 import sys
 import time
 
-BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf"]
+BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf", "bench_dask"]
 
 
 def main(argv: list[str]) -> int:

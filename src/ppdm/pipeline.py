@@ -171,6 +171,8 @@ def perturb(
     force: bool = False,
     seed: int | None = 0,
     sep: str | None = None,
+    backend: str = "numpy",
+    scheduler: str | None = None,
 ) -> PerturbResult:
     """Release a table with one mechanism.
 
@@ -194,7 +196,22 @@ def perturb(
         Overwrite existing outputs.
     seed : int or None
         Seeds every random choice; the same seed gives the same bytes.
+    backend : {'numpy', 'dask'}, default='numpy'
+        ``'dask'`` releases partition by partition (see :mod:`ppdm.backends`); ``output`` is then a
+        directory of Parquet files.
+    scheduler : str, optional
+        Dask scheduler address (``tcp://host:8786``); default a local cluster on 127.0.0.1.
     """
+    if backend != "numpy" or scheduler is not None:
+        from ppdm.backends import check_backend, load
+
+        if check_backend(backend) == "numpy":
+            raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
+        return load(backend).perturb(  # type: ignore[no-any-return]
+            source, method=method, params=params, id=id, label=label, columns=columns, drop=drop,
+            drop_other=drop_other, preprocess=preprocess, release_units=release_units,
+            partition_rows=partition_rows, partition_columns=partition_columns, output=output, state=state,
+            force=force, seed=seed, sep=sep, scheduler=scheduler)
     inputs = [source] if isinstance(source, (str, os.PathLike)) else []
     out_path = check_output_path(output, inputs=inputs, force=force) if output is not None else None
     state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None

@@ -92,6 +92,10 @@ def perturb(
     force: ForceOpt = False,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    backend: Annotated[str, typer.Option(
+        help="numpy (in memory) or dask (partitioned; -o is then a directory of Parquet files).")] = "numpy",
+    scheduler: Annotated[str | None, typer.Option(
+        help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
 ) -> None:
     """Release a perturbed copy of a table (ids, labels and other columns pass through in order)."""
     from ppdm.pipeline import perturb as run
@@ -103,7 +107,7 @@ def perturb(
     res = run(input, method=method, params=params, id=id, label=label, columns=split_list(columns),
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
               release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns,
-              output=output, state=state, force=force, seed=seed, sep=sep)
+              output=output, state=state, force=force, seed=seed, sep=sep, backend=backend, scheduler=scheduler)
     s = res.summary
     if as_json:
         print(json.dumps(s | {"output": str(res.output)}, indent=2))
