@@ -50,6 +50,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
                        "random projection Arp / Arpo / rpA / rpoA", {"kind": "arpo"}),
         MechanismEntry("rotation", "ppdm.mechanisms.projection:RandomRotation",
                        "random rotation (Haar orthogonal)", {}),
+        MechanismEntry("nmds", "ppdm.mechanisms.nmds:NonMetricMDS",
+                       "non-metric MDS to p dimensions (keeps the order of pairwise distances)",
+                       {"n_components": 2, "max_iter": 30}, categorical=True),
     )
 }
 
