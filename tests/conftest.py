@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+
 def _find_shared() -> Path:
     """The project's shared/ folder (specs, reference tables, datasets): beside the repository."""
     if os.environ.get("PPDM_SHARED"):

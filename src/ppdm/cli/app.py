@@ -260,5 +260,8 @@ def datasets_export(
         df.insert(0, "id", range(1, len(df) + 1))
     write_table(df, out)
     print(f"wrote {name}: {df.shape[0]} rows x {df.shape[1]} columns -> {out}", file=sys.stdout)
+
+
 from ppdm.cli.nmds import register as _register_nmds  # noqa: E402
+
 _register_nmds(app)

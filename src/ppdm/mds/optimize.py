@@ -12,6 +12,8 @@ from ppdm.mds.stress import PairBlocks, distances, gradient, raw_stress_terms
 
 __all__ = ["Solution", "descend"]
 
+_WINDOW = 25  # accepted steps over which the relative improvement is judged (BB steps are non-monotone)
+
 
 @dataclass
 class Solution:
@@ -44,14 +46,17 @@ def descend(
 ) -> Solution:
     """Minimise stress-1 from ``Y0``.
 
-    ``step='adaptive'``: the step is ``alpha * ||Y|| / ||g||`` along ``-g``; a step that lowers the stress
-    is kept and ``alpha`` grows by 1.5, a step that raises it is undone and ``alpha`` shrinks by 0.3.
-    ``step='thesis'``: fixed ``alpha`` and stop at the first stress increase, returning the previous
-    configuration (the thesis's rule).
+    ``step='adaptive'``: steepest descent along ``-g`` with Barzilai-Borwein step lengths
+    ``s.s / s.y`` (``s``, ``y`` = change of configuration and of gradient), accepted when the stress is
+    below the largest of the last 10 accepted values (non-monotone safeguard) and cut by 0.3 otherwise;
+    the best configuration seen is returned. The first step moves ``step_size * ||Y||``.
+    ``step='thesis'``: fixed relative step ``step_size`` and stop at the first stress increase,
+    returning the previous configuration (the thesis's rule).
 
-    Stops when the stress falls below ``tol_stress``, when an accepted step improves it by less than
-    ``tol_improve`` (relative), when the step moves no coordinate by more than ``tol_step`` (relative
-    to the configuration's scale), or after ``max_iter`` evaluations.
+    Stops when the stress falls below ``tol_stress``, when the best stress improved by less than
+    ``tol_improve`` (relative) per accepted step over the last 25 accepted steps, when a step moves
+    no coordinate by more than ``tol_step`` (the configuration has unit RMS radius), or after
+    ``max_iter`` stress evaluations.
     """
     n = Y0.shape[0]
     blocks = blocks or PairBlocks(n)
@@ -68,40 +73,59 @@ def descend(
 
     S, s_raw, t_raw, dhat = evaluate(Y, dbuf)
     trace = [S]
-    alpha = step_size
+    best_Y, best_S = Y, S
+    best_hist = [S]
     reason = "max_iter"
+    g = None
+    eta = 0.0
     it = 0
     while it < max_iter:
-        it += 1
-        if S < tol_stress:
+        if best_S < tol_stress:
             reason = "stress"
             break
-        g = gradient(Y, dhat, blocks, s_raw, t_raw, dbuf)
-        gn = np.linalg.norm(g)
-        if gn == 0:
-            reason = "gradient"
-            break
-        delta = (alpha * np.linalg.norm(Y) / gn) * g
+        if g is None:
+            g = gradient(Y, dhat, blocks, s_raw, t_raw, dbuf)
+            gn = float(np.linalg.norm(g))
+            if gn == 0:
+                reason = "gradient"
+                break
+            eta = step_size * float(np.linalg.norm(Y)) / gn
+        delta = eta * g
         if np.abs(delta).max() < tol_step:
             reason = "step"
             break
+        it += 1
         Yn = _normalise(Y - delta)
         Sn, sn, tn, dhn = evaluate(Yn, dnew)
         if callback is not None:
-            callback(it, min(S, Sn))
-        if Sn < S:
-            improve = (S - Sn) / S
-            Y, S, s_raw, t_raw, dhat = Yn, Sn, sn, tn, dhn
-            dbuf, dnew = dnew, dbuf
-            trace.append(S)
-            if step == "adaptive":
-                alpha *= 1.5
-            if improve < tol_improve:
-                reason = "improvement"
-                break
-        else:
-            if step == "thesis":
+            callback(it, min(best_S, Sn))
+        if step == "thesis":
+            if Sn >= S:
                 reason = "increase"
                 break
-            alpha *= 0.3
-    return Solution(Y, S, it, reason, trace)
+            Y, S, s_raw, t_raw, dhat = Yn, Sn, sn, tn, dhn
+            dbuf, dnew = dnew, dbuf
+            g = gradient(Y, dhat, blocks, s_raw, t_raw, dbuf)
+            trace.append(S)
+            best_Y, best_S = Y, S
+            continue
+        if Sn < max(trace[-10:]):
+            gn_vec = gradient(Yn, dhn, blocks, sn, tn, dnew)
+            sv = (Yn - Y).ravel()
+            yv = (gn_vec - g).ravel()
+            sy = float(sv @ yv)
+            eta = float(sv @ sv) / sy if sy > 0 else eta * 2.0
+            Y, S, s_raw, t_raw, dhat, g = Yn, Sn, sn, tn, dhn, gn_vec
+            dbuf, dnew = dnew, dbuf
+            trace.append(S)
+            if S < best_S:
+                best_Y, best_S = Y, S
+            best_hist.append(best_S)
+            if len(best_hist) > _WINDOW:
+                old = best_hist[-_WINDOW - 1]
+                if old > 0 and (old - best_S) / old < _WINDOW * tol_improve:
+                    reason = "improvement"
+                    break
+        else:
+            eta *= 0.3
+    return Solution(best_Y, best_S, it, reason, trace)

@@ -210,8 +210,8 @@ class NonMetricMDS(Mechanism):
             starts.append(("random", rng.standard_normal((n, p))))
         best = None
         self.fallback_ = False
-        kw = dict(max_iter=self.max_iter, tol_stress=self.tol_stress, tol_improve=self.tol_improve,
-                  tol_step=self.tol_step, step=self.step, step_size=self.step_size, blocks=blocks)
+        kw = {"max_iter": self.max_iter, "tol_stress": self.tol_stress, "tol_improve": self.tol_improve,
+              "tol_step": self.tol_step, "step": self.step, "step_size": self.step_size, "blocks": blocks}
         with _progress(f"NMDS n={n} p={p}") as tick:
             for kind, Y0 in starts:
                 sol = descend(fit, Y0, callback=tick, **kw)  # type: ignore[arg-type]
