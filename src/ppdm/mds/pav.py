@@ -6,7 +6,7 @@ import numpy as np
 
 from ppdm.utils.validation import check_choice
 
-__all__ = ["pav", "MonotoneFit"]
+__all__ = ["pav", "MonotoneFit", "RatioFit"]
 
 
 def pav(y: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -103,3 +103,21 @@ class MonotoneFit:
         """The fitted monotone map applied to new dissimilarities (linear interpolation, clamped)."""
         x = self.delta_sorted.astype(np.float64)
         return np.interp(delta_new, x, self.last_sorted_)
+
+
+class RatioFit:
+    """Metric (ratio) disparities ``c * delta`` with the least-squares ``c``: a warm-up for random starts.
+
+    From a random start, non-metric descent first falls onto the near-degenerate solution where all
+    distances are almost equal (the disparities pool into a constant); a few ratio-MDS steps avoid it.
+    """
+
+    def __init__(self, delta: np.ndarray) -> None:
+        self.delta = delta
+        self.dd = float(np.dot(delta.astype(np.float64), delta))
+
+    def __call__(self, d: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        c = float(np.dot(self.delta.astype(np.float64), d)) / self.dd if self.dd > 0 else 0.0
+        res = np.empty_like(d) if out is None else out
+        np.multiply(self.delta, c, out=res, casting="unsafe")
+        return res

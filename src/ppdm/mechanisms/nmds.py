@@ -184,7 +184,7 @@ class NonMetricMDS(Mechanism):
         from ppdm.distances.pairwise import pairwise, prepare
         from ppdm.mds.classical import classical_from_condensed, classical_from_data
         from ppdm.mds.optimize import descend
-        from ppdm.mds.pav import MonotoneFit
+        from ppdm.mds.pav import MonotoneFit, RatioFit
         from ppdm.mds.stress import PairBlocks
 
         budget = self.max_memory_gb * 1024**3
@@ -212,13 +212,23 @@ class NonMetricMDS(Mechanism):
         self.fallback_ = False
         kw = {"max_iter": self.max_iter, "tol_stress": self.tol_stress, "tol_improve": self.tol_improve,
               "tol_step": self.tol_step, "step": self.step, "step_size": self.step_size, "blocks": blocks}
+        ratio = RatioFit(delta)
+
+        def from_random(Y0: np.ndarray, tick: Any) -> Any:
+            # ratio-MDS warm-up: keeps the non-metric descent off the equal-distances degenerate solution
+            warm = descend(ratio, Y0, **(kw | {"max_iter": min(50, self.max_iter), "tol_improve": 1e-3}))
+            return descend(fit, warm.Y, callback=tick, **kw)  # type: ignore[arg-type]
+
         with _progress(f"NMDS n={n} p={p}") as tick:
             for kind, Y0 in starts:
-                sol = descend(fit, Y0, callback=tick, **kw)  # type: ignore[arg-type]
-                if kind == "classical" and len(sol.trace) == 1:
-                    # the classical start cannot be improved: releasing it would leak a linear map
-                    self.fallback_ = True
-                    sol = descend(fit, rng.standard_normal((n, p)), callback=tick, **kw)  # type: ignore[arg-type]
+                if kind == "classical":
+                    sol = descend(fit, Y0, callback=tick, **kw)  # type: ignore[arg-type]
+                    if sol.stress >= sol.trace[0] * (1 - 1e-3):
+                        # the classical start cannot be improved: releasing it would leak a linear map
+                        self.fallback_ = True
+                        sol = from_random(rng.standard_normal((n, p)), tick)
+                else:
+                    sol = from_random(Y0, tick)
                 if best is None or sol.stress < best.stress:
                     best = sol
         assert best is not None
