@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments import wang2008
+from ppdm.experiments import alotaibi2015_nmds, wang2008
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "Reproduction", "ReproductionReport"]
@@ -19,6 +19,11 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      wang2008.table_3_7, slow=True),
         Reproduction("wang2008-table-3-8", "WBC thin SVD k = 7 (Tables 3.8 / 4.8)", wang2008.table_3_8),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
+        Reproduction("alotaibi2015-table-3-5", "PAV example (Table 3.5)", alotaibi2015_nmds.table_3_5),
+        Reproduction("alotaibi2015-sec-3-3-5", "NMDS worked example, 5 Iris records to p = 3 (Sec. 3.3.5)",
+                     alotaibi2015_nmds.sec_3_3_5),
+        Reproduction("alotaibi2015-table-3-7", "Minkowski r = 1..5 at p = n - 1: Euclidean lowest (Table 3.7)",
+                     alotaibi2015_nmds.table_3_7, slow=True),
     )
 }
 
