@@ -20,7 +20,7 @@ def kruskal_stress(d: np.ndarray, dhat: np.ndarray) -> float:
 def raw_stress_terms(d: np.ndarray, dhat: np.ndarray) -> tuple[float, float]:
     """``S* = sum (d - dhat)^2`` and ``T* = sum d^2`` in float64."""
     d64 = np.asarray(d, dtype=np.float64)
-    r = d64 - np.asarray(dhat, dtype=np.float64)
+    r = np.subtract(d64, dhat, dtype=np.float64)
     return float(r @ r), float(d64 @ d64)
 
 
@@ -53,8 +53,10 @@ class PairBlocks:
 
 
 def _block_dist(Y: np.ndarray, sq: np.ndarray, a: int, b: int) -> np.ndarray:
-    G = Y[a:b] @ Y[a:].T
-    D2 = sq[a:b, None] + sq[None, a:] - 2.0 * G
+    D2 = Y[a:b] @ Y[a:].T
+    D2 *= -2.0
+    D2 += sq[a:b, None]
+    D2 += sq[None, a:]
     np.maximum(D2, 0.0, out=D2)
     return np.sqrt(D2, out=D2)
 
@@ -81,7 +83,11 @@ def gradient(Y: np.ndarray, dhat: np.ndarray, blocks: PairBlocks, s_raw: float, 
         mask = blocks.mask(a, b)
         D = d[lo:hi] if d is not None else _block_dist(Y, sq, a, b)[mask]
         with np.errstate(divide="ignore", invalid="ignore"):
-            c = np.where(D > 0, (1.0 - dhat[lo:hi] / D) / s_raw - 1.0 / t_raw, 0.0)
+            c = dhat[lo:hi] / D
+            np.subtract(1.0, c, out=c)
+            c /= s_raw
+            c -= 1.0 / t_raw
+            c[D <= 0] = 0.0
         C = np.zeros(mask.shape)
         C[mask] = c
         rs, cs = C.sum(1), C.sum(0)
