@@ -27,12 +27,16 @@ def place(YL: np.ndarray, T: np.ndarray, *, n_iter: int = 30, Y0: np.ndarray | N
     ``y <- mean_k [y_k + t_k (y - y_k) / ||y - y_k||]``.
     """
     L = YL.shape[0]
-    Y = triangulate(YL, T) if Y0 is None else Y0.copy()
+    Y = (triangulate(YL.astype(np.float64), T) if Y0 is None else Y0).astype(YL.dtype)
     sqL = np.einsum("ij,ij->i", YL, YL)
     mean_L = YL.mean(axis=0)
     for _ in range(n_iter):
-        D2 = np.einsum("ij,ij->i", Y, Y)[:, None] + sqL[None, :] - 2.0 * (Y @ YL.T)
-        np.maximum(D2, 1e-24, out=D2)
-        W = T / np.sqrt(D2)
+        D2 = Y @ YL.T
+        D2 *= -2.0
+        D2 += np.einsum("ij,ij->i", Y, Y)[:, None]
+        D2 += sqL[None, :]
+        np.maximum(D2, 1e-12, out=D2)
+        np.sqrt(D2, out=D2)
+        W = np.divide(T, D2, out=D2)
         Y = mean_L + (W.sum(axis=1)[:, None] * Y - W @ YL) / L
     return Y

@@ -39,6 +39,8 @@ class NonMetricMDS(Mechanism):
     init : {'classical', 'random'}
         Start configuration. From a classical start that the optimiser cannot improve, a random
         start is used instead (a classical-MDS output is linearly invertible).
+    fallback : bool
+        Apply that fallback (default True; False keeps the classical solution, e.g. for benchmarks).
     n_init : int
         Number of starts (the first classical when init='classical', the others N(0, 1)); the lowest
         stress is kept.
@@ -70,7 +72,8 @@ class NonMetricMDS(Mechanism):
 
     def __init__(self, n_components: int | str | None = None, *, dissimilarity: str = "euclidean",
                  minkowski_r: float = 2.0, huang_weight: float = 1.0, ties: str = "primary",
-                 init: str = "classical", n_init: int = 1, max_iter: int = 200, tol_stress: float = 1e-6,
+                 init: str = "classical", fallback: bool = True, n_init: int = 1, max_iter: int = 200,
+                 tol_stress: float = 1e-6,
                  tol_improve: float = 1e-4, tol_step: float = 1e-4, step: str = "adaptive",
                  step_size: float = 0.2, scale: str = "delta", landmarks: int | None = None,
                  leak_check: bool = True, leak_threshold: float = 0.99, strict: bool = False,
@@ -81,6 +84,7 @@ class NonMetricMDS(Mechanism):
         self.huang_weight = huang_weight
         self.ties = ties
         self.init = init
+        self.fallback = fallback
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol_stress = tol_stress
@@ -223,7 +227,7 @@ class NonMetricMDS(Mechanism):
             for kind, Y0 in starts:
                 if kind == "classical":
                     sol = descend(fit, Y0, callback=tick, **kw)  # type: ignore[arg-type]
-                    if sol.stress >= sol.trace[0] * (1 - 1e-3):
+                    if self.fallback and sol.stress >= sol.trace[0] * (1 - 1e-3):
                         # the classical start cannot be improved: releasing it would leak a linear map
                         self.fallback_ = True
                         sol = from_random(rng.standard_normal((n, p)), tick)
@@ -262,7 +266,7 @@ class NonMetricMDS(Mechanism):
         self.transfer_delta_ = ds[pos]
         self.transfer_dhat_ = np.maximum.accumulate(fit.last_sorted_[pos] * c)
 
-    def _store_landmarks(self, data: Any, idx: np.ndarray, Y: np.ndarray, max_keep: int = 2000) -> None:
+    def _store_landmarks(self, data: Any, idx: np.ndarray, Y: np.ndarray, max_keep: int = 400) -> None:
         rng = np.random.default_rng(self._seed + 1)
         keep = np.sort(rng.choice(idx.size, max_keep, replace=False)) if idx.size > max_keep else np.arange(idx.size)
         if isinstance(data, np.ndarray):
@@ -280,7 +284,7 @@ class NonMetricMDS(Mechanism):
         sub = data[idx] if isinstance(data, np.ndarray) else data.rows(0, 0).__class__(
             data.num[idx], data.cat[idx], data.num_names, data.cat_names)
         YL = self._fit_full(sub, L, p)
-        self._store_landmarks(sub, np.arange(L), YL, max_keep=L)
+        self._store_landmarks(sub, np.arange(L), YL)
         Y = self._place(data, n)
         Y[idx] = YL
         return Y
@@ -305,8 +309,8 @@ class NonMetricMDS(Mechanism):
             for a in range(0, n, chunk):
                 b = min(n, a + chunk)
                 rows = data[a:b] if isinstance(data, np.ndarray) else data.rows(a, b)
-                T = np.interp(cross(P, rows), self.transfer_delta_, self.transfer_dhat_)
-                out[a:b] = place(YL, T)
+                T = np.interp(cross(P, rows), self.transfer_delta_, self.transfer_dhat_).astype(np.float32)
+                out[a:b] = place(YL.astype(np.float32), T, n_iter=10)
                 tick(b, 0.0)
         return out
 
