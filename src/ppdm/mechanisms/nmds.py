@@ -244,12 +244,14 @@ class NonMetricMDS(Mechanism):
         # Shepard data: distances, disparities and the monotone map (kept small: quantile knots)
         from ppdm.mds.stress import distances
 
-        d = distances(Y, blocks, np.empty(M))
+        d = distances(Y, blocks, np.empty(M, dtype=np.float32 if M >= 4_000_000 else np.float64))
         dhat = fit(d)
         c = self._scale_factor(delta, d)
         self._set_transfer(fit, c)
         self.scale_factor_ = c
-        self._shepard = (delta, d * c, dhat * c)
+        # Shepard data: at most 200,000 pairs (sampled, in pair order) so large fits do not keep 3 more arrays
+        keep = np.sort(rng.choice(M, 200_000, replace=False)) if M > 200_000 else np.arange(M)
+        self._shepard = (delta[keep], d[keep] * c, dhat[keep] * c)
         return Y * c
 
     def _scale_factor(self, delta: np.ndarray, d: np.ndarray) -> float:
@@ -345,7 +347,8 @@ class NonMetricMDS(Mechanism):
             warnings.warn(msg, PrivacyWarning, stacklevel=2)
 
     def shepard(self) -> dict[str, np.ndarray]:
-        """Shepard-plot data of the last full fit: dissimilarities, released distances, disparities."""
+        """Shepard-plot data of the last full fit (at most 200,000 sampled pairs): dissimilarities, released
+        distances, disparities."""
         self._check_fitted()
         if not hasattr(self, "_shepard"):
             raise ParameterError("Shepard data are kept only by the fit in this session (not in state files)")
