@@ -86,5 +86,5 @@ def table_3_7() -> ReproductionReport:
                     "random NMDS; value shown, not checked")
         rep.add(name, "argmin r is 2 (1 = yes)", float(int(np.argmin(stress)) == 1), 1.0, 0.0, "statistical")
     rep.notes.append("BCW: 16 of 699 records miss a value (2.3 % > 2 %), so missing z-scores are set to 0")
-    rep.notes.append("HRDigits and ImgSeg are not bundled; tests run the ordering check on them from shared data")
+    rep.notes.append("HRDigits and ImgSeg are not bundled, so their rows of Table 3.7 are not reproduced here")
     return rep
