@@ -219,23 +219,45 @@ def perturb(
         raise ParameterError("the release and the state file must be different paths")
     t0 = time.perf_counter()
     df = read_table(source, sep=sep)
-    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other)
-    X = schema.matrix(df)
+    entry = registry.get(method)
+    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
+                            allow_categorical=entry.categorical)
     mech = registry.build(method, params, random_state=seed)
-    if partition_rows is not None or partition_columns is not None:
-        mech = _wrap_partition(mech, df, schema, partition_rows, partition_columns)
-    released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units)
+    if entry.categorical and not all(pd.api.types.is_numeric_dtype(df[c]) for c in schema.released):
+        # categorical/mixed input: the mechanism works on the frame (its dissimilarity scales the columns)
+        if partition_rows is not None or partition_columns is not None:
+            raise ParameterError(f"method '{method}' cannot be partitioned when categorical columns are released")
+        X = None
+        released = np.asarray(mech.fit_transform(df[list(schema.released)].reset_index(drop=True)))
+        scaler = Scaler("none").fit(np.zeros((2, 1)))
+    else:
+        X = schema.matrix(df)
+        if partition_rows is not None or partition_columns is not None:
+            mech = _wrap_partition(mech, df, schema, partition_rows, partition_columns)
+        released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units)
     if not np.isfinite(released).all():
         raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
-    out_df = schema.assemble(df, released)
+    same_shape = X is not None and released.shape == X.shape
+    if same_shape:
+        out_df = schema.assemble(df, released)
+    else:
+        # dimension-changing mechanisms (NMDS, projections to p columns) release new columns
+        names = list(mech.get_feature_names_out()) if hasattr(mech, "get_feature_names_out") else []
+        if len(names) != released.shape[1] or any(n in schema.released for n in names):
+            names = [f"d{k + 1}" for k in range(released.shape[1])]
+        out_df = schema.assemble_new(df, released, [str(n) for n in names])
     summary = {
         "method": method,
-        "n_rows": int(X.shape[0]),
-        "n_released_columns": int(X.shape[1]),
+        "n_rows": int(released.shape[0]),
+        "n_released_columns": int(released.shape[1]),
         "preprocess": preprocess,
-        "re": float(np.linalg.norm(X - released) / np.linalg.norm(X)) if np.linalg.norm(X) > 0 else 0.0,
         "seconds": time.perf_counter() - t0,
     }
+    if same_shape:
+        summary["re"] = float(np.linalg.norm(X - released) / np.linalg.norm(X)) if np.linalg.norm(X) > 0 else 0.0
+    for key in ("stress_", "linear_leak_"):
+        if hasattr(mech, key):
+            summary[key.rstrip("_")] = getattr(mech, key)
     if state_path is not None:
         save_release_state(state_path, mech, scaler, schema, method=method, seed=seed)
     if out_path is not None:

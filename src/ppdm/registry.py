@@ -53,6 +53,22 @@ MECHANISMS: dict[str, MechanismEntry] = {
         MechanismEntry("nmf", "ppdm.mechanisms.nmf:NMF",
                        "nonnegative matrix factorisation H[:, :keep] W[:keep] (HALS, Lin PG, MU, ALS)",
                        {"components": 2}),
+
+        MechanismEntry("nmds", "ppdm.mechanisms.nmds:NonMetricMDS",
+                       "non-metric MDS to p dimensions (keeps the order of pairwise distances)",
+                       {"n_components": 2, "max_iter": 30}, categorical=True),
+        MechanismEntry("rp-liu", "ppdm.mechanisms.reduction:LiuRandomProjection",
+                       "random projection to p columns, 1/(sqrt(p) sigma) scaling or orthonormal",
+                       {"n_components": 2}),
+        MechanismEntry("pca", "ppdm.mechanisms.reduction:PCAProjection",
+                       "top-p principal axes (from a row sample)", {"n_components": 2}),
+        MechanismEntry("svd-tau", "ppdm.mechanisms.reduction:ThresholdSVD",
+                       "top-p SVD with |U|,|V| < tau zeroed (p columns or rank-p reconstruction)",
+                       {"n_components": 2}),
+        MechanismEntry("dct", "ppdm.mechanisms.reduction:DCTReduction",
+                       "DCT-II, the p highest-energy coefficients (optionally permuted)", {"n_components": 2}),
+        MechanismEntry("cmds", "ppdm.mechanisms.reduction:ClassicalMDS",
+                       "classical (Torgerson) MDS to p columns", {"n_components": 2}),
     )
 }
 

@@ -74,6 +74,14 @@ def perturb(
     components: Annotated[int | None, typer.Option(help="Inner dimension K (nmf).")] = None,
     keep: Annotated[int | None, typer.Option(help="Final dimension r <= K of H[:, :r] W[:r] (nmf).")] = None,
     nmf_solver: Annotated[str | None, typer.Option("--nmf-solver", help="NMF solver: hals, pg, mu, als.")] = None,
+
+    dims: Annotated[str | None, typer.Option(
+        help="Released dimension p (nmds and p-dimensional baselines): an integer or 'auto' (stress elbow).")] = None,
+    dissimilarity: Annotated[str | None, typer.Option(
+        help="Dissimilarity (nmds): euclidean, minkowski, manhattan, chebyshev, mahalanobis, cosine, "
+             "binary-smc/-jaccard/-hamman, gower, huang.")] = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Refuse to release when the release is near-linear in the input (nmds).")] = False,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Other parameter as key=value.")] = None,
     partition_rows: Annotated[str | None, typer.Option(
         "--partition-rows", help="Distort only these records: a leading count or comma-separated ids.")] = None,
@@ -103,6 +111,9 @@ def perturb(
     named = {"rank": rank, "solver": solver, "strategy": strategy, "eps_u": eps_u, "eps_v": eps_v,
              "alpha": alpha, "scale": scale, "distribution": distribution, "sigma": sigma, "kind": kind}
     named |= {"components": components, "keep": keep, "solver": nmf_solver if method == "nmf" else solver}
+
+    named |= {"n_components": (int(dims) if dims is not None and dims.isdigit() else dims),
+              "dissimilarity": dissimilarity, "strict": strict or None}
     params = {k: v for k, v in named.items() if v is not None} | _parse_params(param)
     res = run(input, method=method, params=params, id=id, label=label, columns=split_list(columns),
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
@@ -116,7 +127,8 @@ def perturb(
     c.print(f"released {s['n_rows']} rows x {s['n_released_columns']} perturbed columns with "
             f"[bold]{method}[/] ({', '.join(f'{k}={v}' for k, v in params.items()) or 'defaults'}) "
             f"-> {res.output}")
-    c.print(f"RE = {s['re']:.4f}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
+    fig = f"RE = {s['re']:.4f}" if "re" in s else f"stress-1 = {s.get('stress', float('nan')):.4f}"
+    c.print(f"{fig}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
             + (f"   state -> {res.state} (secret; keep it private)" if res.state else ""))
 
 
@@ -276,3 +288,7 @@ _register_release(app)
 
 from ppdm.cli.hiding import register as _register_hiding  # noqa: E402, I001
 _register_hiding(app)
+
+from ppdm.cli.nmds import register as _register_nmds  # noqa: E402
+
+_register_nmds(app)

@@ -55,6 +55,31 @@ class Schema:
             out[c] = block[c] if c in block else df[c].to_numpy()
         return pd.DataFrame(out, index=range(len(df)))
 
+    def assemble_new(self, df: pd.DataFrame, released: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+        """A release with *new* columns (e.g. ``d1..dp``) in place of the released ones.
+
+        The id, label and passthrough columns keep their input order; the new block sits where the
+        first released column was.
+        """
+        released = np.asarray(released)
+        if released.shape[1] != len(names):
+            raise InputError(f"{released.shape[1]} released columns but {len(names)} names; this is a bug")
+        clash = [c for c in names if c in self.columns and c not in self.released and c not in self.dropped]
+        if clash:
+            raise InputError(f"the new column name(s) {_names(clash)} already exist in the table; rename them")
+        out = {}
+        placed = False
+        for c in self.columns:
+            if c in self.dropped:
+                continue
+            if c in self.released:
+                if not placed:
+                    out.update({n: released[:, k] for k, n in enumerate(names)})
+                    placed = True
+                continue
+            out[c] = df[c].to_numpy()
+        return pd.DataFrame(out, index=range(len(df)))
+
     def check_batch(self, df: pd.DataFrame, what: str = "batch") -> None:
         """Check that a later batch has exactly this schema's columns, in the same order."""
         cols = tuple(map(str, df.columns))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments import alotaibi2015_utility, wang2008, wang2008_nmf
+from ppdm.experiments import alotaibi2015_nmds, alotaibi2015_utility, wang2008, wang2008_nmf
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "Reproduction", "ReproductionReport"]
@@ -39,6 +39,12 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      wang2008_nmf.iris_hiding, slow=True),
         Reproduction("ppdm-hiding-targets", "100 random single-member hiding requests on IRIS and WBC",
                      wang2008_nmf.hiding_targets, slow=True),
+
+        Reproduction("alotaibi2015-table-3-5", "PAV example (Table 3.5)", alotaibi2015_nmds.table_3_5),
+        Reproduction("alotaibi2015-sec-3-3-5", "NMDS worked example, 5 Iris records to p = 3 (Sec. 3.3.5)",
+                     alotaibi2015_nmds.sec_3_3_5),
+        Reproduction("alotaibi2015-table-3-7", "Minkowski r = 1..5 at p = n - 1: Euclidean lowest (Table 3.7)",
+                     alotaibi2015_nmds.table_3_7, slow=True),
     )
 }
 
