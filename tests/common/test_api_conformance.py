@@ -20,6 +20,15 @@ _EXPECTED_FAILURES = {
         "check_methods_sample_order_invariance": "noise stream follows row positions",
         "check_methods_subset_invariance": "noise stream follows row positions",
     },
+    "NMF": {
+        "check_estimators_dtypes": "NMF refuses all-zero rows by design (they get no factor vector)",
+        "check_sparsify_coefficients": "'sparsify' is a parameter (factor thresholding), not a coefficient method",
+    },
+    "NonMetricMDS": {
+        "check_transformer_general": "transform places records against the landmarks by a new optimisation",
+        "check_transformer_data_not_an_array": "transform places records against the landmarks by a new optimisation",
+        "check_methods_subset_invariance": "a placed record depends on the optimiser's start for its batch",
+    },
 }
 
 
@@ -58,16 +67,18 @@ def test_common_contract(name: str, rng: np.random.Generator) -> None:
     # deterministic under a seed, and the release differs from the input
     again = build(name, dict(entry.test_params), random_state=3).fit_transform(X)
     np.testing.assert_array_equal(out, again)
-    assert not np.allclose(out, X)
+    assert out.shape != X.shape or not np.allclose(out, X)
     # state round trip without pickle reproduces the release
     header, arrays = est.to_state()
     assert all(isinstance(a, np.ndarray) and a.dtype != object for a in arrays.values())
     restored = type(est).from_state(header, arrays)
     if getattr(est, "_table_level", False) is not True:
         np.testing.assert_allclose(restored.transform(X), est.transform(X), rtol=1e-12, atol=1e-12)
-    # secret attributes are declared and exist after fit
-    for attr in getattr(type(est), "_secret", ()):
-        if not (name == "partition"):
-            assert hasattr(est, attr), attr
+    # key material is declared, exists after fit (some is mode-dependent) and lives in the state arrays
+    if name != "partition":  # the partition's keys are its inner mechanism's
+        present = [a for a in type(est)._secret if hasattr(est, a)]
+        assert present, f"{name} declares no secret that exists after fit"
+        for a in present:
+            assert a in arrays or a in header["fitted"], a
     # the fitted object is cloneable (scikit-learn contract)
     clone(est)

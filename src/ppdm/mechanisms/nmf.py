@@ -32,8 +32,8 @@ def check_components(K: object, n: int, m: int, name: str = "components") -> int
     k = check_int(K, name)
     top = min(n, m)
     if k < 1 or k > top:
-        raise ParameterError(f"{name}={k} must satisfy 1 <= {name} <= min(n_rows, n_columns) = {top}; "
-                             f"choose a {'larger' if k < 1 else 'smaller'} {name}")
+        raise ParameterError(f"{name}={k} must satisfy 1 <= {name} <= min(n_rows, n_columns) = {top} "
+                             f"(n_features={m}); choose a {'larger' if k < 1 else 'smaller'} {name}")
     return k
 
 

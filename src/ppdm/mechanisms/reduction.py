@@ -122,7 +122,7 @@ class ThresholdSVD(_Reducer):
     ``output='reduced'`` releases ``U~_p S_p`` (n x p); ``'reconstruction'`` releases ``U~_p S_p V~_p^T``.
     """
 
-    _secret: ClassVar[tuple[str, ...]] = ("V_",)
+    _secret: ClassVar[tuple[str, ...]] = ("V_", "raw_components_")
 
     def __init__(self, n_components: int | None = None, *, tau: float = 0.01, output: str = "reduced") -> None:
         self.n_components = n_components
@@ -144,6 +144,8 @@ class ThresholdSVD(_Reducer):
         U = np.where(np.abs(U) < self.tau, 0.0, U)
         V = np.where(np.abs(V) < self.tau, 0.0, V)
         self.V_ = V
+        # new rows get U = X V_raw / s, thresholded like the fitted U, so transform(X) == fit_transform(X)
+        self.raw_components_ = Vt[:p]
         self.singular_values_ = s
         self.n_components_ = p if self.output == "reduced" else A.shape[1]
         Y = U * s
@@ -152,7 +154,9 @@ class ThresholdSVD(_Reducer):
     def transform(self, X: object) -> np.ndarray:
         self._check_fitted()
         A = self._check_X(X, reset=False)
-        Y = A @ self.V_
+        s = self.singular_values_
+        U = (A @ self.raw_components_.T) / np.where(s > 0, s, 1.0)
+        Y = np.where(np.abs(U) < self.tau, 0.0, U) * s
         return Y if self.output == "reduced" else Y @ self.V_.T
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
