@@ -220,7 +220,9 @@ def _matrix(df: pd.DataFrame, cols: Sequence[str], what: str) -> np.ndarray:
     return X
 
 
-def _outputs(paths: Sequence[tuple[PathLike | None, str]], inputs: Sequence[PathLike], force: bool) -> list[Path | None]:
+def _outputs(
+    paths: Sequence[tuple[PathLike | None, str]], inputs: Sequence[PathLike], force: bool
+) -> list[Path | None]:
     out: list[Path | None] = []
     seen: set[Path] = set()
     for p, what in paths:

@@ -250,5 +250,5 @@ def datasets_export(
         df.insert(0, "id", range(1, len(df) + 1))
     write_table(df, out)
     print(f"wrote {name}: {df.shape[0]} rows x {df.shape[1]} columns -> {out}", file=sys.stdout)
-from ppdm.cli.stream import register as _register_stream  # noqa: E402
+from ppdm.cli.stream import register as _register_stream  # noqa: E402, I001
 _register_stream(app)
