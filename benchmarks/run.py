@@ -10,7 +10,7 @@ import importlib
 import sys
 import time
 
-BENCHMARKS = ["bench_svd"]
+BENCHMARKS = ["bench_svd", "bench_stream"]
 
 
 def main(argv: list[str]) -> int:
