@@ -12,12 +12,13 @@ so the whole table's rank-K approximation can be re-released (refresh) and colum
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ppdm.data.preprocess import PREPROCESSING
-from ppdm.exceptions import InputError, ParameterError, StateError
+from ppdm.exceptions import InputError, ParameterError, PrivacyWarning, StateError
 from ppdm.mechanisms.base import Mechanism, seed_from
 from ppdm.mechanisms.sparsified import STRATEGIES, column_thresholds, sparsify
 from ppdm.utils.linalg import thin_svd
@@ -228,6 +229,8 @@ def _affine_from_stats(method: str, st: dict[str, Any]) -> tuple[np.ndarray, np.
 
 # ---------------------------------------------------------------------------------------- estimator
 
+_U_CHECK_EVERY = 8
+
 
 class IncrementalSVD(Mechanism):
     """Rank-K SVD release that absorbs new rows and new columns without recomputation.
@@ -258,7 +261,8 @@ class IncrementalSVD(Mechanism):
         scaling and a rank-one shift). Default: statistics fixed at the first batch, so a release of a row
         never depends on rows that arrived later.
     ortho_tol : float, default=1e-9
-        Re-orthogonalise ``U`` and ``V`` when ``max |V^T V - I|`` (or the same for ``U``) exceeds this.
+        Re-orthogonalise ``U`` and ``V`` when ``max |V^T V - I|`` (or the same for ``U``) exceeds this. V is
+        measured after every update, U (n K^2 work) after every 8th row update and every column update.
     track_gram : bool or 'auto', default='auto'
         Keep the m x m Gram matrix of the preprocessed rows (O(q m^2) per update), which gives the exact
         rank-K optimum for :meth:`drift` without the data. ``'auto'``: when m <= 2000.
@@ -355,7 +359,13 @@ class IncrementalSVD(Mechanism):
         self._check_params()
         A = check_array(X, min_rows=2)
         n, m = A.shape
-        k = check_rank(self.rank, n, m)
+        if check_int(self.rank, "rank", low=1) == min(n, m):
+            # the paper's column scenario starts from the full SVD of its first block (3000 x 80, K = 80)
+            warnings.warn(f"rank={self.rank} equals min(n_rows, n_columns) of the first batch: its release is the "
+                          "input itself until more data arrive", PrivacyWarning, stacklevel=2)
+            k = int(self.rank)
+        else:
+            k = check_rank(self.rank, n, m)
         self.n_features_in_ = m
         self._stats = _batch_stats(A)
         self.offset_, self.scale_ = _affine_from_stats(self.preprocess, self._stats)
@@ -449,10 +459,12 @@ class IncrementalSVD(Mechanism):
         st = self._stats
         return st["n"] * (st["mean"] - self.offset_) / self.scale_
 
-    def _maybe_reorthogonalize(self) -> None:
+    def _maybe_reorthogonalize(self, force_u: bool = False) -> None:
         self._last_rotation = None
         V = self.components_.T
-        drift = max(orthogonality(V), orthogonality(self.U_))
+        # measuring U costs n K^2 (as much as updating it): every few updates, V (m K^2) every time
+        check_u = force_u or self.n_updates_ % _U_CHECK_EVERY == 0
+        drift = max(orthogonality(V), orthogonality(self.U_) if check_u else 0.0)
         if drift > self.ortho_tol:
             U, s, V, rot = reorthogonalize(self.U_, self.singular_values_, V)
             self.U_, self.singular_values_, self.components_ = U, s, V.T.copy()
@@ -488,7 +500,7 @@ class IncrementalSVD(Mechanism):
         self.gram_ = None  # cross terms with the old columns are unknown without the data
         self.sq_norm_ += float(np.einsum("ij,ij->", Fz, Fz))
         self.n_updates_ += 1
-        self._maybe_reorthogonalize()
+        self._maybe_reorthogonalize(force_u=True)
         return self
 
     # -- releases --------------------------------------------------------------------------------
