@@ -10,12 +10,13 @@ Targets (issue: stream):
 
 Data: ``ppdm.datasets.low_rank`` (rank 100, linear spectrum) plus N(0, 0.01^2 scale) noise. File I/O
 is excluded. Times are best-of (the machine is shared; the best run is the least disturbed one). The
-paper's variant (full QR of the residual) and the sketched-residual variant
-(``residual_rank=K``) are both timed; the targets are checked on the faster one and both are printed.
+targets are checked on the sketched-residual variant (``residual_rank=K``); the paper's variant (full QR
+of the residual, a 1060 x 1060 core at this batch size) is timed on a few updates and printed.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
@@ -40,7 +41,9 @@ def _exact_re(X: np.ndarray, k: int) -> float:
     return float(np.sqrt(max(total - w.sum(), 0.0) / total))
 
 
-def refresh(n0: int = 100_000, m: int = 1_000, k: int = 60, q: int = 1_000, steps: int = 20) -> bool:
+def refresh(
+    n0: int = 100_000, m: int = 1_000, k: int = 60, q: int = 1_000, steps: int = 20, paper_steps: int = 3
+) -> bool:
     from sklearn.utils.extmath import randomized_svd
 
     from ppdm.mechanisms.incremental import IncrementalSVD
@@ -48,19 +51,22 @@ def refresh(n0: int = 100_000, m: int = 1_000, k: int = 60, q: int = 1_000, step
     X = _data(n0 + steps * q, m, 100, seed=0)
     out = np.empty_like(X)
     results = {}
-    for name, rr in (("paper (full QR)", None), ("sketched residual", k)):
-        est = IncrementalSVD(k, residual_rank=rr, random_state=0).fit(X[:n0])
+    # the paper's variant is slow at this size (its core SVD is 1060 x 1060): timed on a few updates only
+    start = IncrementalSVD(k, random_state=0).fit(X[:n0])
+    for name, rr, n_steps in (("sketched residual", k, steps), ("paper (full QR)", None, paper_steps)):
+        est = copy.deepcopy(start).set_params(residual_rank=rr)
         times = []
-        for i in range(steps):
+        for i in range(n_steps):
             lo = n0 + i * q
             t = time.perf_counter()
             est.update(X[lo : lo + q])
             est.reconstruct(out=out[: lo + q])
             times.append(time.perf_counter() - t)
-        re_inc = float(np.linalg.norm(X - out) / np.linalg.norm(X))
+        n_done = n0 + n_steps * q
+        re_inc = float(np.linalg.norm(X[:n_done] - out[:n_done]) / np.linalg.norm(X[:n_done]))
         results[name] = (float(np.min(times)), re_inc, times)
         print(f"  refresh {name}: update+release best {min(times):.3f} s (median {np.median(times):.3f}, "
-              f"max {max(times):.3f}); RE after {steps} updates {re_inc:.6f}")
+              f"max {max(times):.3f}); RE after {n_steps} updates {re_inc:.6f}", flush=True)
     n1 = n0 + q
     A = X[:n1]
     t = time.perf_counter()
@@ -74,12 +80,16 @@ def refresh(n0: int = 100_000, m: int = 1_000, k: int = 60, q: int = 1_000, step
         U, s, Vt = randomized_svd(A, k, n_iter=2, random_state=seed)
         np.matmul(U * s, Vt, out=out[:n1])
         t_rsvd = min(t_rsvd, time.perf_counter() - t)
-    re_exact = _exact_re(X, k)
+    re_exact = _exact_re(X, k)  # after all `steps` updates of the target variant
     print(f"  recomputation at {n1} rows (release included): exact LAPACK {t_exact:.2f} s (one run), "
           f"randomized_svd(n_iter=2) {t_rsvd:.2f} s (best of 3); "
           f"exact rank-{k} RE at {X.shape[0]} rows {re_exact:.6f}")
     ok_all = False
     for name, (t_med, re_inc, _) in results.items():
+        if name.startswith("paper"):
+            print(f"  {name}: best update {t_med:.2f} s = {t_exact / t_med:.1f}x faster than exact, "
+                  f"{t_rsvd / t_med:.1f}x faster than randomized_svd (reported, not the target variant)")
+            continue
         gap = (re_inc - re_exact) / re_exact
         r1, r2 = t_exact / t_med, t_rsvd / t_med
         ok = r1 >= 20 and r2 >= 5 and gap <= 0.005
