@@ -292,3 +292,6 @@ _register_hiding(app)
 from ppdm.cli.nmds import register as _register_nmds  # noqa: E402
 
 _register_nmds(app)
+
+from ppdm.cli.stream import register as _register_stream  # noqa: E402, I001
+_register_stream(app)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments import alotaibi2015_nmds, alotaibi2015_utility, wang2008, wang2008_nmf
+from ppdm.experiments import alotaibi2015_nmds, alotaibi2015_utility, wang2008, wang2008_nmf, wang2008_stream
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "Reproduction", "ReproductionReport"]
@@ -45,6 +45,13 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      alotaibi2015_nmds.sec_3_3_5),
         Reproduction("alotaibi2015-table-3-7", "Minkowski r = 1..5 at p = n - 1: Euclidean lowest (Table 3.7)",
                      alotaibi2015_nmds.table_3_7, slow=True),
+
+        Reproduction("wang2008-stream-wbc", "WBC incremental row updating, 199 + 10 x 50 rows (Ch. 6)",
+                     wang2008_stream.wbc_report),
+        Reproduction("wang2008-table-6-3", "incremental rows, 10000 x 1000, K = 60 (Table 6.3)",
+                     wang2008_stream.table_6_3_report, slow=True),
+        Reproduction("wang2008-stream-columns", "incremental columns, 3000 x 3000, K = 80 (Ch. 6)",
+                     wang2008_stream.columns_report, slow=True),
     )
 }
 
