@@ -158,7 +158,8 @@ def open_table(
     if sep is None:
         sep = "\t" if f.suffix.lower() in (".tsv", ".tab") else ","
     try:
-        ddf = dd.read_csv(str(f), sep=sep, blocksize=_CSV_BLOCKSIZE, skipinitialspace=True)
+        ddf = dd.read_csv(str(f), sep=sep, blocksize=_CSV_BLOCKSIZE, skipinitialspace=True,
+                          float_precision="round_trip")
     except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise InputError(f"'{f.name}' cannot be parsed as a table ({type(e).__name__}); check its format and --sep") \
             from None

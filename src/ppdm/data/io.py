@@ -124,7 +124,7 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
                 raise InputError(f"'{name}' looks {kind}-separated, not comma-separated; pass --sep '{flag}'")
     _check_columns([h.strip() for h in header], name)
     try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
+        df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, float_precision="round_trip")
     except pd.errors.ParserError as e:
         msg = str(e).strip().splitlines()[-1]
         raise InputError(f"'{name}' is not a well-formed table ({msg}); fix the row or pass --sep") from None

@@ -60,7 +60,7 @@ def names() -> list[str]:
 
 def _read(file: str) -> pd.DataFrame:
     with resources.files("ppdm.datasets").joinpath("data", file).open("rb") as f:
-        return pd.read_csv(f)
+        return pd.read_csv(f, float_precision="round_trip")
 
 
 def load(name: str, *, fill: str = "protocol") -> pd.DataFrame:
