@@ -115,6 +115,17 @@ def tables_4_3_4_4() -> ReproductionReport:
             rep.add(name, "Table 4.3: PCA < RP, mean of seeds (1 = yes)", pca_lt_rp, 0.0, None, "info",
                     "the thesis prints PCA above RP here")
         rep.add(name, "Table 4.3: PCA < RP, share of single seeds", share, None, None, "info")
+        # Fig. 4.18: PCA is the weakest (the attack recovers PCA releases best); measured against RP and DCT,
+        # the releases that do not keep the top principal subspace
+        err = {k: res[k][:, :, 2].mean(axis=1) for k in _METHODS}
+        weakest = float(all(err["pca"].mean() < err[k].mean() for k in ("rp", "dct")))
+        rep.add(name, "Fig. 4.18: PCA attack error < RP's and DCT's, mean of seeds (1 = yes)", weakest, 1.0, 0.0,
+                "statistical")
+        rep.add(name, "Fig. 4.18: same, share of single seeds",
+                float(np.mean((err["pca"] < err["rp"]) & (err["pca"] < err["dct"]))), None, None, "info")
+        lowest = min(_METHODS, key=lambda k: float(err[k].mean()))
+        rep.add(name, "Fig. 4.18: PCA has the lowest attack error of all five (1 = yes)", float(lowest == "pca"), 1.0,
+                None, "info", "SVD and NMDS within a few % of PCA here (they keep about the same subspace)")
         # NMDS above PCA (the thesis's main claim for NMDS)
         for label, table, col in (("Table 4.3", t43, 0), ("Table 4.4", t44, 1)):
             diff = float((res["nmds"][:, :, col] - res["pca"][:, :, col]).mean())
