@@ -137,6 +137,9 @@ def tables_4_3_4_4() -> ReproductionReport:
     rep.notes.append("at p = n - 1 every distance-preserving release (PCA, SVD, NMDS) drops about the least-variance "
                      "direction, so their eigenvalue matching distances tie; RP and DCT drop other directions and "
                      "score higher. The thesis's SVD/NMDS winners are not reproduced with these settings")
+    rep.notes.append("the eigenvalue distance is scale-sensitive: NMDS released at unit RMS radius (scale='none') or "
+                     "SVD with a larger tau (0.1) score far above RP, so the printed winners may reflect the thesis's "
+                     "unstated output scale and threshold")
     rep.notes.append("BCW: 16 of 699 records miss a value (2.3 % > 2 %), so missing z-scores are set to 0; the other "
                      "rows of Tables 4.3/4.4 use data sets that are not bundled")
     return rep
