@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments import alotaibi2015_nmds, alotaibi2015_utility, wang2008, wang2008_nmf, wang2008_stream
+from ppdm.experiments import (
+    alotaibi2015_attacks,
+    alotaibi2015_nmds,
+    alotaibi2015_utility,
+    wang2008,
+    wang2008_nmf,
+    wang2008_stream,
+)
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
 __all__ = ["REPRODUCTIONS", "run_reproduction", "Reproduction", "ReproductionReport"]
@@ -52,6 +59,10 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      wang2008_stream.table_6_3_report, slow=True),
         Reproduction("wang2008-stream-columns", "incremental columns, 3000 x 3000, K = 80 (Ch. 6)",
                      wang2008_stream.columns_report, slow=True),
+
+        Reproduction("alotaibi2015-tables-4-3-4-4",
+                     "PCA-attack eigen matching distances at p = n-1 on Wine, BCW, Iris (Tables 4.3 / 4.4)",
+                     alotaibi2015_attacks.tables_4_3_4_4),
     )
 }
 
