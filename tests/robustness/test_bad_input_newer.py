@@ -15,7 +15,18 @@ import numpy as np
 import pytest
 
 from ppdm.state import _header_digest, save_state
-from tests.robustness.test_bad_input_corpus import BAD_FILES, GOOD, _check
+from tests.robustness.test_bad_input_corpus import BAD_FILES, GOOD
+from tests.robustness.test_bad_input_corpus import _check as _check_one
+
+
+def _check(cli, args: list[object], inputs: list[Path], outputs: list[Path]) -> str:  # type: ignore[no-untyped-def]
+    """The corpus check, plus: no file at all (temporary, lock or partial) appears beside the inputs."""
+    root = Path(inputs[0]).parent
+    before = {p for p in root.rglob("*") if p.name != ".lock" and not p.name.endswith(".lock")}
+    err = _check_one(cli, args, inputs, outputs)
+    after = {p for p in root.rglob("*") if p.name != ".lock" and not p.name.endswith(".lock")}
+    assert after <= before, sorted(map(str, after - before))
+    return err
 
 # rows of GOOD with an id column, and a matching batch for stream update
 GOOD_ID = "id,a,b,c\n1,1,2,3\n2,4,5,7\n3,7,8,8\n4,2,9,1\n5,5,1,6\n6,3,3,2\n"
