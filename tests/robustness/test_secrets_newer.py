@@ -32,8 +32,7 @@ def _leaks(values: np.ndarray, tokens: list[tuple[float, int]], texts: str) -> l
     for v in map(float, np.ravel(values)):
         if abs(v) < 1e-6 or float(v).is_integer():
             continue
-        if repr(v) in texts or any(tok == round(v, d) or tok == float(f"{v:.{max(d, 0)}e}") and d >= 6
-                                   for tok, d in tokens):
+        if repr(v) in texts or any(tok == round(v, d) for tok, d in tokens):
             found.append(v)
     return found
 
@@ -115,3 +114,10 @@ def test_state_files_hold_the_keys_and_inspect_hides_them(runs: tuple[list[Path]
     assert {"components", "factors"} <= names["hide.state"]
     assert "components" in names["stream.state"]
     assert any(str(SEED) == str(read_header(st).get("seed")) for st in states)
+
+
+def test_the_scan_finds_a_planted_key() -> None:
+    key = np.array([0.123456789012, -3.5, 2.718281828459045])
+    for text in ("x,0.123457,y", "B = 2.718281828459045", "value -0.123456789012 and 0.1234568"):
+        assert _leaks(key, _tokens(text), text), text
+    assert _leaks(key, _tokens("0.1235, 2.72, 3.5, 0.12345"), "0.1235, 2.72, 3.5, 0.12345") == []
