@@ -217,6 +217,9 @@ def _matrix(df: pd.DataFrame, cols: Sequence[str], what: str) -> np.ndarray:
         j = int(np.flatnonzero(bad.any(axis=0))[0])
         raise InputError(f"{what} has {int(bad.sum())} missing or infinite value(s), first in column '{cols[j]}'; "
                          "fill or drop those rows first")
+    from ppdm.pipeline import check_magnitude
+
+    check_magnitude(X)
     return X
 
 
@@ -321,6 +324,7 @@ def stream_update(
                              "re-released; drop --refresh-all or start a new state without --append-only")
         df = read_table(batch, sep=sep)
         stream.schema.check_batch(df, "the new batch")
+        _check_new_ids(stream, df)
         X = _matrix(df, stream.schema.released, "the new batch")
         new_rel = stream.est.update(X)
         if stream.passthrough is not None:
@@ -337,6 +341,20 @@ def stream_update(
             tx.abort()
     return StreamResult(_summary(stream, t0, n_new=len(df)),
                         [p for p in (out_path, all_path, state_path) if p is not None])
+
+
+def _check_new_ids(stream: _Stream, df: pd.DataFrame) -> None:
+    """Refuse a batch whose ids repeat within it or repeat rows already absorbed (when ids are tracked)."""
+    key = stream.schema.id
+    if key is None or key not in df.columns:
+        return
+    new = df[key].astype(str)
+    if new.duplicated().any():
+        raise InputError(f"the new batch repeats ids in column '{key}'; give each new record once")
+    if stream.passthrough is not None and key in stream.passthrough.columns:
+        if new.isin(set(stream.passthrough[key].astype(str))).any():
+            raise InputError(f"the new batch holds ids (column '{key}') of rows already absorbed; "
+                             "give only new records")
 
 
 def _stage_refresh(tx: _Transaction, stream: _Stream, path: Path) -> None:

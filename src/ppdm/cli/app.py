@@ -219,9 +219,20 @@ def inspect(state: Annotated[Path, typer.Argument(help="A ppdm state file.")]) -
     from ppdm.state import read_header
 
     h = read_header(state)
-    shown = {k: v for k, v in h.items() if k not in ("header_sha256",)}
+    shown = {k: _redact_seeds(v, k) for k, v in h.items() if k not in ("header_sha256",)}
     shown["arrays"] = {k: {"shape": v["shape"], "dtype": v["dtype"]} for k, v in h.get("arrays", {}).items()}
     print(json.dumps(shown, indent=1))
+
+
+def _redact_seeds(value: object, key: str = "") -> object:
+    """Seeds regenerate keys (noise, rotations), so ``inspect`` names them without their values."""
+    if "seed" in key or key == "random_state":
+        return "<secret>" if value is not None else None
+    if isinstance(value, dict):
+        return {k: _redact_seeds(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_seeds(v) for v in value]
+    return value
 
 
 @datasets_app.command("list")

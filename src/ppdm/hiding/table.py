@@ -110,6 +110,9 @@ def hide_table(
     df = read_table(source, sep=sep)
     schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop)
     X = schema.matrix(df)
+    from ppdm.pipeline import check_magnitude
+
+    check_magnitude(X)
     if isinstance(clusters, bool) or not isinstance(clusters, int) or clusters < 1:
         raise ParameterError(f"--clusters must be a positive integer; got {clusters!r}")
     if clusters > len(X):

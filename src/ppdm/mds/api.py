@@ -11,6 +11,7 @@ import pandas as pd
 
 from ppdm.data.io import check_output_path, read_table
 from ppdm.data.schema import resolve_schema
+from ppdm.exceptions import ParameterError
 
 __all__ = ["dims_sweep"]
 
@@ -32,12 +33,17 @@ def dims_sweep(source: str | os.PathLike[str] | pd.DataFrame, *, dissimilarity: 
         png = check_output_path(png, inputs=[source], force=force, what="plot")
     elif plot is not None:
         png = check_output_path(Path(plot), force=force, what="plot")
+    if max_dims is not None and int(max_dims) < 1:
+        raise ParameterError(f"max_dims={max_dims} must be at least 1; give --max-dims 1 or more")
     df = read_table(source, sep=sep)
     schema = resolve_schema(df, id=id, label=label, drop=drop, allow_categorical=dissimilarity in MIXED)
     m = len(schema.released)
     top = max(1, m - 1) if max_dims is None else max(1, int(max_dims))
     dims = list(range(1, top + 1))
     frame = df[list(schema.released)].reset_index(drop=True)
+    from ppdm.pipeline import check_magnitude
+
+    check_magnitude(frame.select_dtypes("number").to_numpy(dtype=np.float64))
     if dissimilarity in MIXED:
         res = stress_sweep(None, dims, dissimilarity=dissimilarity, data=frame, max_rows=max_rows,
                            random_state=seed)

@@ -1,8 +1,8 @@
 """``ppdm release``: sweep mechanisms and parameters, attack every candidate, pick by policy, report.
 
 The output directory receives ``release.csv`` (or ``.parquet``), ``release.json`` (the record: choice,
-parameters, seeds, versions, data fingerprint, every metric and attack result; no rows, no keys),
-``release.state`` (the secret state, owner-only) and ``report.html`` (self-contained). Everything is
+parameters, versions, data fingerprint, every metric and attack result; no rows, no keys),
+``release.state`` (the secret state with the seed, owner-only) and ``report.html`` (self-contained). Everything is
 written into a temporary sibling directory first and renamed into place when complete.
 """
 
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.exceptions import OutputError
-from ppdm.release.config import ReleaseConfig, config_yaml, default_config, load_config
+from ppdm.exceptions import OutputError, ParameterError
+from ppdm.release.config import DEFAULT_GRIDS, ReleaseConfig, config_yaml, default_config, load_config
 
 __all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_yaml", "ReleaseConfig"]
 
@@ -136,10 +136,16 @@ def release(
     jobs = []
     for mg in cfg.methods:
         registry.get(mg.method)
+        default_grid = mg.grid == DEFAULT_GRIDS.get(mg.method)
         for params in mg.candidates():
+            # default grids adapt to narrow tables; a grid the user wrote is checked as given
+            if default_grid and isinstance(params.get("rank"), int) and params["rank"] >= min(X.shape):
+                continue
             payload = {"fp": fp, "method": mg.method, "params": params, "seed": cfg.seed, "pre": cfg.preprocess,
                        "threat": cfg.threat, "label": label, "v": SCORING_VERSION, "ppdm": __version__}
             jobs.append((cache.key(payload), mg.method, params))
+    if not jobs:
+        raise ParameterError("no candidate fits a table this small; give --methods noise,rotation or a --config grid")
     cands = _run_sweep(X, y, jobs, cfg, cache, progress)
     original_utility = utility_scores(X, y, seed=cfg.seed) if y is not None else {}
     original_utility["neighbour_pct"] = 100.0
@@ -207,12 +213,13 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "ppdm_version": __version__,
         "input": {"fingerprint_sha256": fp, "n_rows": int(X.shape[0]), "released_columns": list(schema.released),
                   "id": schema.id, "label": schema.label, "passthrough": list(schema.passthrough)},
-        "config": cfg.model_dump(mode="json"),
+        # the seed regenerates the chosen mechanism's key (noise, rotation): it stays in release.state
+        "config": cfg.model_dump(mode="json", exclude={"seed"}) | {"seed": "in release.state (secret)"},
         "threat": {"spec": cfg.threat, "description": threat.describe()},
         "policy": cfg.policy.model_dump(mode="json"),
         "original_utility": original_utility,
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
-        | {"seed": cfg.seed, "preprocess": cfg.preprocess},
+        | {"preprocess": cfg.preprocess},
         "candidates": cands,
         "per_column_re": {c: float(np.linalg.norm(X[:, j] - B[:, j]) / max(np.linalg.norm(X[:, j]), 1e-300))
                           for j, c in enumerate(schema.released)},
