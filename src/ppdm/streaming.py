@@ -208,15 +208,9 @@ class _Stream:
 
 def _matrix(df: pd.DataFrame, cols: Sequence[str], what: str) -> np.ndarray:
     """The released columns of a batch as float64 (one row is enough), with one-line errors."""
-    for c in cols:
-        if not pd.api.types.is_numeric_dtype(df[c]):
-            raise InputError(f"{what} column '{c}' holds text; fix the values (it is numeric in the state)")
-    X = df[list(cols)].to_numpy(dtype=np.float64, copy=True)
-    bad = ~np.isfinite(X)
-    if bad.any():
-        j = int(np.flatnonzero(bad.any(axis=0))[0])
-        raise InputError(f"{what} has {int(bad.sum())} missing or infinite value(s), first in column '{cols[j]}'; "
-                         "fill or drop those rows first")
+    from ppdm.data.schema import numeric_matrix
+
+    X = numeric_matrix(df, cols, what=what, min_rows=1)
     from ppdm.pipeline import check_magnitude
 
     check_magnitude(X)

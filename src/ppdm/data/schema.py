@@ -189,11 +189,15 @@ def resolve_schema(
     return Schema(cols, tuple(released), id, label, tuple(passthrough), tuple(dropped))
 
 
-def numeric_matrix(df: pd.DataFrame, cols: Sequence[str]) -> np.ndarray:
-    """``df[cols]`` as float64, with a clear error for text, NaN or infinite cells."""
+def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = None, min_rows: int = 2) -> np.ndarray:
+    """``df[cols]`` as float64, with a clear error for text, NaN or infinite cells.
+
+    ``what`` names the table in messages (e.g. "the new batch"); ``min_rows`` is the fewest rows accepted.
+    """
+    prefix = f"{what}: " if what else ""
     for c in cols:
         if not pd.api.types.is_numeric_dtype(df[c]):
-            raise InputError(f"column '{c}' holds text; fix the values or leave the column out")
+            raise InputError(f"{prefix}column '{c}' holds text; fix the values or leave the column out")
     X = df[list(cols)].to_numpy(dtype=np.float64, copy=True)
     bad = ~np.isfinite(X)
     if bad.any():
@@ -201,8 +205,9 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str]) -> np.ndarray:
         n_nan, n_inf = int(np.isnan(X).sum()), int(np.isinf(X).sum())
         kind = " and ".join(k for k, n in (("missing", n_nan), ("infinite", n_inf)) if n)
         raise InputError(
-            f"{n_nan + n_inf} {kind} value(s), first in column '{cols[j]}'; fill or drop those rows first"
+            f"{prefix}{n_nan + n_inf} {kind} value(s), first in column '{cols[j]}'; fill or drop those rows first"
         )
-    if X.shape[0] < 2:
-        raise InputError(f"the table has {X.shape[0]} data row; a release needs at least two rows")
+    if X.shape[0] < min_rows:
+        need = "two rows" if min_rows == 2 else f"{min_rows} row(s)"
+        raise InputError(f"the table has {X.shape[0]} data row; a release needs at least {need}")
     return X
