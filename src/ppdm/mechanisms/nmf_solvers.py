@@ -128,6 +128,23 @@ def _hals_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, max_sweeps: int) -> 
     return X
 
 
+def _subproblem(
+    solver: str, X: np.ndarray, G: np.ndarray, R: np.ndarray, tol: float, sweeps: int
+) -> tuple[np.ndarray, float]:
+    """One update of one factor for ``min_{X>=0} 1/2 ||V - M X||^2`` (``G = M^T M``, ``R = M^T V``).
+
+    Returns the new factor and the (possibly tightened) projected-gradient subproblem tolerance.
+    """
+    if solver == "pg":
+        X, it = _pg_step(X, G, R, tol)
+        return X, tol * 0.1 if it == 1 else tol
+    if solver == "hals":
+        return _hals_step(X, G, R, sweeps), tol
+    if solver == "mu":
+        return _mu_step(X, G, R), tol
+    return _als_step(G, R), tol
+
+
 def _pg_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, tol: float, max_iter: int = 1000,
              max_trials: int = 20, sigma: float = 0.01, beta: float = 0.1) -> tuple[np.ndarray, int]:
     """Lin's projected-gradient NNLS with an Armijo step search; returns X and the iterations used."""
@@ -254,33 +271,17 @@ def factorize(
         # the cheap solvers test the stop rule every few iterations (the gradients cost as much as a step)
         check = solver == "pg" or n_iter % _CHECK_EVERY == 0
         pg_h = _projgrad_sq(Gw @ Ht - Rw, Ht) if check else 0.0
-        if solver == "pg":
-            Ht, it = _pg_step(Ht, Gw, Rw, tol_h)
-            if it == 1:
-                tol_h *= 0.1
-        elif solver == "hals":
-            Ht = _hals_step(Ht, Gw, Rw, inner_sweeps)
-        elif solver == "mu":
-            Ht = _mu_step(Ht, Gw, Rw)
-        else:
-            Ht = _als_step(Gw, Rw)
+        Ht, tol_h = _subproblem(solver, Ht, Gw, Rw, tol_h, inner_sweeps)
         Gh, Rh, raw = w_side(Ht)
         pg_w = _projgrad_sq(Gh @ W - Rh, W) if check else 0.0
-        if solver == "pg":
-            W, it = _pg_step(W, Gh, Rh, tol_w)
-            if it == 1:
-                tol_w *= 0.1
-        elif solver == "hals":
-            W = _hals_step(W, Gh, Rh, inner_sweeps)
-        elif solver == "mu":
-            W = _mu_step(W, Gh, Rh)
+        W, tol_w = _subproblem(solver, W, Gh, Rh, tol_w, inner_sweeps)
+        if solver == "mu":
             s = W.sum(axis=1)
             s[s == 0] = 1.0
             W /= s[:, None]  # rows of W sum to 1; H absorbs the scale, HW unchanged
             Ht *= s[:, None]
             Gh, Rh, raw = w_side(Ht)
-        else:
-            W = _als_step(Gh, Rh)
+        elif solver == "als":
             norms = np.linalg.norm(W, axis=1)
             norms[norms == 0] = 1.0
             W = np.maximum(W / norms[:, None], _ALS_EPS)
