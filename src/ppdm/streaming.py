@@ -176,7 +176,7 @@ class _Stream:
         header, arrays = self.est.to_state()
         stream: dict[str, Any] = {"method": self.method, "schema": self.schema.to_dict(),
                                   "append_only": self.passthrough is None,
-                                  "rank": int(self.est.singular_values_.shape[0]),
+                                  "rank": int(self.est.rank),
                                   "n_rows": int(self.est.n_samples_seen_),
                                   "n_columns": int(self.est.n_features_in_),
                                   "preprocess": self.est.preprocess, "update_stats": bool(self.est.update_stats)}
@@ -426,7 +426,7 @@ def _summary(stream: _Stream, t0: float | None, n_new: int | None) -> dict[str, 
     s: dict[str, Any] = {
         "method": stream.method,
         "mode": "append-only" if stream.passthrough is None else "refresh-capable",
-        "rank": int(est.singular_values_.shape[0]),
+        "rank": int(est.rank),
         "n_rows": int(est.n_samples_seen_),
         "n_released_columns": int(est.n_features_in_),
         "n_updates": int(est.n_updates_),

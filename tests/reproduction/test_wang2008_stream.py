@@ -38,7 +38,10 @@ def test_rows_scaled_down_within_one_percent() -> None:
 def test_columns_scaled_down_runs_and_stays_close() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rows = wang2008_stream.columns(n=300, m=300, rank=30, k=24, start=24, add=6, steps=10, progress=False)
+        rows = wang2008_stream.columns(n=300, m=300, rank=30, k=24, start=24, add=6, steps=10, buffer_rank=4,
+                                       progress=False)
     assert rows[-1]["columns"] == 84
     for r in rows:
         assert r["recompute_re"] - 1e-9 <= r["incremental_re"] <= 1.15 * r["recompute_re"]
+        assert r["recompute_re"] - 1e-9 <= r["buffered_re"] <= r["incremental_re"] + 1e-12
+    assert rows[-1]["buffered_re"] <= 1.02 * rows[-1]["recompute_re"]

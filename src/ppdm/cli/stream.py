@@ -57,6 +57,9 @@ def register(app: typer.Typer) -> None:
         residual_rank: Annotated[int | None, typer.Option(
             "--residual-rank", help="Sketch each batch's residual to this rank (default: full QR, as the paper).")
         ] = None,
+        buffer_rank: Annotated[int, typer.Option(
+            "--buffer-rank", help="Track this many extra components, never released: keeps the release closer "
+            "to the exact rank-K one over many updates (default 0, as the paper).")] = 0,
         strategy: Annotated[str | None, typer.Option(help="Sparsification: sts, cts, ets (ssvd).")] = None,
         eps_u: Annotated[float | None, typer.Option("--eps-u", help="Threshold on U (ssvd).")] = None,
         eps_v: Annotated[float | None, typer.Option("--eps-v", help="Threshold on V (ssvd).")] = None,
@@ -74,7 +77,7 @@ def register(app: typer.Typer) -> None:
         from ppdm.streaming import stream_init
 
         params: dict[str, Any] = {"preprocess": preprocess, "update_stats": update_stats,
-                                  "residual_rank": residual_rank}
+                                  "residual_rank": residual_rank, "buffer_rank": buffer_rank}
         for k, v in (("sparsify", strategy), ("eps_u", eps_u), ("eps_v", eps_v)):
             if v is not None:
                 params[k] = v

@@ -14,10 +14,12 @@ Releases are of the raw data (spec Sec. 2: distortion is always applied to the r
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
 from ppdm import datasets
+from ppdm.exceptions import PrivacyWarning
 from ppdm.experiments.base import ReproductionReport, reference_rows
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.metrics import kmeans_accuracy, svm_accuracy
@@ -141,27 +143,32 @@ def table_6_3_report() -> ReproductionReport:
 
 def columns(
     n: int = 3_000, m: int = 3_000, rank: int = 100, k: int = 80, start: int = 80, add: int = 22, steps: int = 100,
-    progress: bool = True,
+    buffer_rank: int = 8, progress: bool = True,
 ) -> list[dict[str, float]]:
-    """Per step: columns, cumulative time and RE of the incremental update and of a Lanczos recomputation."""
+    """Per step: columns, cumulative time and RE of the incremental update (the paper's, and with
+    ``buffer_rank`` extra tracked components) and of a Lanczos recomputation."""
     X = datasets.low_rank(n, m, rank, spectrum="linear", random_state=1)
-    est = IncrementalSVD(k, track_gram=False).fit(X[:, :start])
+    variants = {"incremental": IncrementalSVD(k, track_gram=False).fit(X[:, :start]),
+                "buffered": IncrementalSVD(k, buffer_rank=buffer_rank, track_gram=False).fit(X[:, :start])}
+    cum = dict.fromkeys([*variants, "recompute"], 0.0)
     out = []
-    cum_inc = cum_full = 0.0
     bar, task = _progress(steps, "columns")
     with bar if progress else _Null():
         for i in range(steps):
             lo = start + i * add
-            t = time.perf_counter()
-            est.add_columns(X[:, lo : lo + add])
-            Bi = est.reconstruct()
-            cum_inc += time.perf_counter() - t
             A = X[:, : lo + add]
+            row: dict[str, float] = {"columns": lo + add}
+            for name, est in variants.items():
+                t = time.perf_counter()
+                est.add_columns(X[:, lo : lo + add])
+                B = est.reconstruct()
+                cum[name] += time.perf_counter() - t
+                row[f"cumulative_{name}_s"], row[f"{name}_re"] = cum[name], _re(A, B)
             t = time.perf_counter()
             Bf = _exact(A, k, solver="lanczos")
-            cum_full += time.perf_counter() - t
-            out.append({"columns": lo + add, "cumulative_incremental_s": cum_inc, "incremental_re": _re(A, Bi),
-                        "cumulative_recompute_s": cum_full, "recompute_re": _re(A, Bf)})
+            cum["recompute"] += time.perf_counter() - t
+            row["cumulative_recompute_s"], row["recompute_re"] = cum["recompute"], _re(A, Bf)
+            out.append(row)
             if progress:
                 bar.advance(task)
     return out
@@ -170,20 +177,29 @@ def columns(
 def columns_report() -> ReproductionReport:
     rep = ReproductionReport("wang2008-stream-columns",
                              "incremental columns, 3000 x 3000 of rank 100, K = 80, 80 + 100 x 22 columns (Ch. 6)")
-    rows = columns()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)  # K = 80 = the first block's width, as the paper
+        rows = columns()
     for r in rows[9::10]:
         tag = f"columns={r['columns']}"
-        rep.add(tag, "incremental RE", r["incremental_re"], None, None, "info")
         rep.add(tag, "recompute RE", r["recompute_re"], None, None, "info")
-        rep.add(tag, "RE relative gap", (r["incremental_re"] - r["recompute_re"]) / r["recompute_re"], 0.0, 0.02,
-                note="paper: 'very close RE'")
+        rep.add(tag, "incremental RE", r["incremental_re"], None, None, "info")
+        # the paper reports "very close RE"; its own Ch. 6 gaps are 0.0024 (Table 6.3) and 0.0046 (WBC)
+        rep.add(tag, "incremental RE gap", r["incremental_re"] - r["recompute_re"], 0.0, 0.005,
+                note="paper: 'very close RE'; absolute, as the paper's Ch. 6 gaps (<= 0.0046)")
+        rep.add(tag, "buffered RE", r["buffered_re"], None, None, "info")
+        rep.add(tag, "buffered RE relative gap", (r["buffered_re"] - r["recompute_re"]) / r["recompute_re"], 0.0, 0.01)
         rep.add(tag, "cumulative incremental s", r["cumulative_incremental_s"], None, None, "info")
         rep.add(tag, "cumulative recompute s", r["cumulative_recompute_s"], None, None, "info")
     last = rows[-1]
     rep.add("end", "cumulative incremental s", last["cumulative_incremental_s"], 29.1719, None, "info",
             "MATLAB 7.1")
     rep.add("end", "cumulative recompute s", last["cumulative_recompute_s"], 104.7306, None, "info", "MATLAB 7.1")
+    rep.add("end", "recompute / incremental time", last["cumulative_recompute_s"] / last["cumulative_incremental_s"],
+            104.7306 / 29.1719, None, "info", "paper: incremental faster (3.6x)")
     rep.notes.append("Data: ppdm.datasets.low_rank(3000, 3000, 100, spectrum='linear', random_state=1).")
     rep.notes.append("Recomputation: ARPACK (scipy svds), rank 80, plus the release; incremental time includes "
                      "the refresh release of the whole table after every update.")
+    rep.notes.append("'buffered': the same updates tracking 8 extra components (buffer_rank=8), released at rank 80; "
+                     "each truncation then discards less of what later columns need.")
     return rep

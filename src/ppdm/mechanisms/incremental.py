@@ -32,13 +32,34 @@ __all__ = ["IncrementalSVD", "row_update", "column_update", "affine_update", "re
 
 def _core_svd(core: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rank-k SVD of the small core matrix (LAPACK; the core is at most (K + q) x (K + r))."""
-    Uc, sc, Vct = np.linalg.svd(core, full_matrices=False)
+    try:
+        Uc, sc, Vct = np.linalg.svd(core, full_matrices=False)
+    except np.linalg.LinAlgError:
+        # the divide-and-conquer driver occasionally fails to converge on cores with many zero
+        # singular values (a batch inside the current subspace); the QR-iteration driver does not
+        from scipy.linalg import svd
+
+        Uc, sc, Vct = svd(core, full_matrices=False, lapack_driver="gesvd")
     return Uc[:, :k], sc[:k], Vct[:k].T
 
 
-def _orth_against(Q: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Remove from ``Q`` what rounding left along ``V`` (the residual is orthogonal to V only in exact arithmetic)."""
-    return Q - V @ (V.T @ Q)
+def _residual_basis(R: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Orthonormal basis ``Q`` of the residual ``R`` (columns, already projected off ``V``), orthogonal to V.
+
+    Returns ``(Q, Rq, Cv)`` with ``R = Q @ Rq + V @ Cv`` to rounding. The residual is orthogonal to V only
+    in exact arithmetic, and a rank-deficient residual (a batch inside the current subspace) makes the
+    QR pick arbitrary directions; so the basis is projected off V again and re-orthonormalised, and what
+    rounding left along V (``Cv``) is handed back to the caller's projection coefficients.
+    """
+    Q, Rq = np.linalg.qr(R)
+    Cq = V.T @ Q
+    Q1 = Q - V @ Cq
+    d = np.abs(np.diag(Rq))
+    if d.size == 0 or d.min() > 1e-8 * max(d.max(), np.finfo(float).tiny):
+        # well-conditioned residual: the projection only removes rounding, Q1 stays orthonormal to ~1e-16
+        return Q1, Rq, Cq @ Rq
+    Q2, R2 = np.linalg.qr(Q1)  # rank-deficient: some columns of Q are arbitrary, re-orthonormalise them
+    return Q2, R2 @ Rq, Cq @ Rq
 
 
 def row_update(
@@ -78,8 +99,8 @@ def row_update(
     C = T @ V
     R = T - C @ V.T
     if residual_rank is None:
-        Q, Rt = np.linalg.qr(R.T)  # m x r, r x q
-        Q = _orth_against(Q, V)
+        Q, Rt, Cv = _residual_basis(R.T, V)  # m x r, r x q
+        C = C + Cv.T
         RQ = Rt.T
     else:
         p = max(1, min(int(residual_rank), m, q))
@@ -88,7 +109,7 @@ def row_update(
         for _ in range(2):  # power iterations sharpen the sketch towards the residual's top directions
             Y, _ = np.linalg.qr(Y)
             Y = R.T @ (R @ Y)
-        Q, _ = np.linalg.qr(_orth_against(Y, V))
+        Q, _, _ = _residual_basis(Y - V @ (V.T @ Y), V)
         RQ = R @ Q
     r = Q.shape[1]
     core = np.zeros((K + q, K + r))
@@ -107,9 +128,8 @@ def column_update(
     K = s.shape[0]
     p = F.shape[1]
     P = U.T @ F
-    Fh = F - U @ P
-    Q, Rf = np.linalg.qr(Fh)  # n x r, r x p with r = min(n, p)
-    Q = _orth_against(Q, U)
+    Q, Rf, Pu = _residual_basis(F - U @ P, U)  # n x r, r x p with r = min(n, p)
+    P = P + Pu
     r = Q.shape[1]
     core = np.zeros((K + r, K + p))
     core[:K, :K] = np.diag(s)
@@ -246,6 +266,11 @@ class IncrementalSVD(Mechanism):
     residual_rank : int, optional
         ``None`` (the paper): full economy QR of the residual of each batch, ``r = min(m, q)``. An integer
         p sketches the residual to rank p (faster for large batches; see :func:`row_update`).
+    buffer_rank : int, default=0
+        Extra components tracked beyond ``rank`` and never released. Each update truncates to
+        ``rank + buffer_rank`` instead of ``rank``, so less of what an earlier truncation discarded is lost
+        for good and the release stays closer to the exact rank-K one (the column scenario of the
+        reproductions: relative RE gap 3.3 % with 0, 0.1 % with 8). ``0`` is the paper's algorithm.
     sparsify : {None, 'sts', 'cts', 'ets'}, default=None
         Sparsified variant: after each update the released factors are thresholded as in
         :class:`~ppdm.mechanisms.SparsifiedSVD`. The stored factors stay exact (thresholding them would
@@ -274,6 +299,8 @@ class IncrementalSVD(Mechanism):
     components_ : ndarray (K, n_features)
         ``V^T`` (key material).
     singular_values_ : ndarray (K,)
+        With ``buffer_rank``, ``components_``, ``singular_values_`` and ``U_`` hold up to
+        ``rank + buffer_rank`` components; the release uses the first ``rank``.
     U_ : ndarray (n_samples_seen_, K) or None
         Left factors (key material); ``None`` with ``keep_u=False``.
     n_samples_seen_ : int
@@ -303,6 +330,7 @@ class IncrementalSVD(Mechanism):
         *,
         keep_u: bool = True,
         residual_rank: int | None = None,
+        buffer_rank: int = 0,
         sparsify: str | None = None,
         eps_u: float = 0.02,
         eps_v: float = 0.02,
@@ -316,6 +344,7 @@ class IncrementalSVD(Mechanism):
         self.rank = rank
         self.keep_u = keep_u
         self.residual_rank = residual_rank
+        self.buffer_rank = buffer_rank
         self.sparsify = sparsify
         self.eps_u = eps_u
         self.eps_v = eps_v
@@ -336,6 +365,7 @@ class IncrementalSVD(Mechanism):
             check_real(self.eps_v, "eps_v", low=0.0, high=1.0, high_open=True)
         if self.residual_rank is not None:
             check_int(self.residual_rank, "residual_rank", low=1)
+        check_int(self.buffer_rank, "buffer_rank", low=0)
         check_real(self.ortho_tol, "ortho_tol", low=0.0, low_open=True)
         if self.track_gram not in (True, False, "auto"):
             raise ParameterError(f"track_gram must be True, False or 'auto'; got {self.track_gram!r}")
@@ -366,6 +396,7 @@ class IncrementalSVD(Mechanism):
             k = int(self.rank)
         else:
             k = check_rank(self.rank, n, m)
+            k = min(k + int(self.buffer_rank), min(n, m) - 1)  # the buffer fills up as data arrive
         self.n_features_in_ = m
         self._stats = _batch_stats(A)
         self.offset_, self.scale_ = _affine_from_stats(self.preprocess, self._stats)
@@ -415,14 +446,14 @@ class IncrementalSVD(Mechanism):
             self._stats = _merge_stats(self._stats, _batch_stats(A))
         T = self._scale(A)
         V, s = self.components_.T, self.singular_values_
-        k = s.shape[0]
+        K = s.shape[0]
         rng = np.random.default_rng(seed_from(self.random_state) + self.n_updates_) \
             if self.residual_rank is not None else None
-        Uc, s_new, V_new = row_update(V, s, T, k, residual_rank=self.residual_rank, rng=rng)
-        top, bottom = Uc[:k], Uc[k:]
+        Uc, s_new, V_new = row_update(V, s, T, self._tracked_rank(), residual_rank=self.residual_rank, rng=rng)
+        top, bottom = Uc[:K], Uc[K:]
         if self.U_ is not None:
             n = self.U_.shape[0]
-            U_new = np.empty((n + q, k))
+            U_new = np.empty((n + q, Uc.shape[1]))
             np.matmul(self.U_, top, out=U_new[:n])
             U_new[n:] = bottom
             self.U_ = U_new
@@ -437,6 +468,9 @@ class IncrementalSVD(Mechanism):
         if self.U_ is not None:
             return self.U_[-q:]
         return bottom if self._last_rotation is None else bottom @ self._last_rotation
+
+    def _tracked_rank(self) -> int:
+        return int(self.rank) + int(getattr(self, "buffer_rank", 0))
 
     def _restandardize(self, new_stats: dict[str, Any]) -> None:
         """Move the absorbed rows to the new statistics: ``Z' = Z diag(s/s') + 1 ((o - o')/s')^T``."""
@@ -489,8 +523,7 @@ class IncrementalSVD(Mechanism):
         st = _batch_stats(B)
         off, sc = _affine_from_stats(self.preprocess, st)
         Fz = B if self.preprocess == "none" else (B - off) / sc
-        k = self.singular_values_.shape[0]
-        U, s, V = column_update(self.U_, self.singular_values_, self.components_.T, Fz, k)
+        U, s, V = column_update(self.U_, self.singular_values_, self.components_.T, Fz, self._tracked_rank())
         self.U_, self.singular_values_, self.components_ = U, s, V.T.copy()
         self.u_sum_ = U.sum(axis=0)
         for key in ("mean", "m2", "min", "max"):
@@ -505,18 +538,24 @@ class IncrementalSVD(Mechanism):
 
     # -- releases --------------------------------------------------------------------------------
 
+    def _released_rank(self) -> int:
+        """Components released: ``rank`` (the rest is the buffer)."""
+        return min(int(self.rank), self.singular_values_.shape[0])
+
     def _released_v(self) -> np.ndarray:
-        """``diag(s) V^T`` as released (sparsified when asked)."""
-        V = self.components_.T
+        """``diag(s) V^T`` of the released components (sparsified when asked)."""
+        k = self._released_rank()
+        V = self.components_[:k].T
         if self.sparsify is not None:
             V = sparsify(V, column_thresholds(V, self.eps_v, self.sparsify, self._alpha()))
-        return self.singular_values_[:, None] * V.T
+        return self.singular_values_[:k, None] * V.T
 
     def _alpha(self) -> float:
-        return 1.0 / self.singular_values_.shape[0] if self.alpha is None else float(self.alpha)
+        return 1.0 / self._released_rank() if self.alpha is None else float(self.alpha)
 
     def _release(self, Urows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``Urows diag(s) V^T`` mapped back to original units, as one matrix product."""
+        Urows = Urows[:, : self._released_rank()]
         if self.sparsify is not None:
             Urows = sparsify(Urows, column_thresholds(Urows, self.eps_u, self.sparsify, self._alpha()))
         W = self._released_v()
@@ -577,12 +616,12 @@ class IncrementalSVD(Mechanism):
                              "recomputation needs the data; recompute from the full table instead")
         from scipy.linalg import eigh, subspace_angles
 
-        k = self.singular_values_.shape[0]
+        k = self._released_rank()
         m = self.gram_.shape[0]
         w, Ve = eigh(self.gram_, subset_by_index=[m - k, m - 1])
         total = float(np.trace(self.gram_))
         exact = np.sqrt(max(total - float(w.sum()), 0.0) / total) if total > 0 else 0.0
-        V = self.components_.T
+        V = self.components_[:k].T
         proj = np.sqrt(max(total - float(np.einsum("ij,ij->", V, self.gram_ @ V)), 0.0) / total) if total > 0 else 0.0
         angle = float(np.degrees(subspace_angles(V, Ve).max()))
         gap = (proj - exact) / exact if exact > 0 else 0.0
