@@ -20,7 +20,7 @@ __all__ = ["MethodGrid", "Policy", "ReleaseConfig", "DEFAULT_GRIDS", "load_confi
 DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     "svd": {"rank": [1, 2, 3, 4, 6, 8]},
     "ssvd": {"rank": [4], "eps_u": [0.02, 0.05, 0.1], "eps_v": [0.02]},
-    "noise": {"scale": [0.1, 0.25, 0.5, 1.0], "distribution": ["normal"]},
+    "noise": {"scale": [0.1, 0.25, 0.5, 1.0, 1.5, 2.0], "distribution": ["normal"]},
     "mult-noise": {"sigma": [0.1, 0.3]},
     "projection": {"kind": ["arpo"]},
     "rotation": {},
