@@ -159,3 +159,27 @@ def test_parse_bytes_and_available_memory(monkeypatch: pytest.MonkeyPatch) -> No
     assert available_memory() == 3 * 1024**2
     monkeypatch.delenv(ENV_LIMIT)
     assert available_memory() > 0
+
+
+def test_guard_uses_the_real_available_memory(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No override: a 300,000 x 300,000 row projection is refused against what the system reports."""
+    monkeypatch.delenv(ENV_LIMIT, raising=False)
+    big = tmp_path / "big.csv"
+    big.write_text("a,b\n" + "1,2\n3,5\n" * 150_000)
+    err = _check(cli, ["perturb", big, "-m", "projection", "--kind", "rpa", "-o", tmp_path / "o.csv"],
+                 [big], [tmp_path / "o.csv"])
+    assert "would need 1341.1 GiB" in err and "--kind arp" in err  # 2 x 8 bytes x 300,000^2 (key + its copy)
+
+
+def test_available_memory_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without /proc/meminfo the free physical pages count; without those a fixed 4 GiB."""
+    import os
+
+    from ppdm.utils import memory
+
+    monkeypatch.delenv(ENV_LIMIT, raising=False)
+    monkeypatch.setattr(memory, "_meminfo_available", lambda: None)
+    monkeypatch.setattr(os, "sysconf", {"SC_AVPHYS_PAGES": 1000, "SC_PAGE_SIZE": 4096}.__getitem__)
+    assert memory.available_memory() == 4_096_000
+    monkeypatch.setattr(os, "sysconf", lambda name: (_ for _ in ()).throw(ValueError(name)))
+    assert memory.available_memory() == 4 * 1024**3
