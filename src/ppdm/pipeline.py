@@ -24,8 +24,8 @@ from ppdm.data.schema import Schema, resolve_schema
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.utils.validation import check_choice
 
-__all__ = ["PerturbResult", "perturb", "perturb_array", "evaluate", "align_tables", "save_release_state",
-           "load_release_state"]
+__all__ = ["PerturbResult", "perturb", "perturb_array", "evaluate", "align_tables", "sample_rows",
+           "save_release_state", "load_release_state"]
 
 PathLike = str | os.PathLike[str]
 
@@ -88,6 +88,11 @@ def perturb_array(
             out = exact
     return out, scaler
 
+
+#: dense n x m float64 working arrays a release holds at its peak (see the guard in ``perturb``)
+_PERTURB_COPIES = 5
+#: dense n x m working arrays of ``evaluate``: both tables, their rank arrays, normalised copies
+_EVALUATE_COPIES = 8
 
 # squares of values must stay finite (Gram matrices, norms): 1e150^2 = 1e300 < 1.8e308
 _MAX_MAGNITUDE = 1e150
@@ -223,6 +228,11 @@ def perturb(
     schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
                             allow_categorical=entry.categorical)
     mech = registry.build(method, params, random_state=seed)
+    from ppdm.utils.memory import check_dense
+
+    # the numeric block, its scaled copy, the release, its original-units copy and the output frame
+    check_dense(len(df), len(schema.released), _PERTURB_COPIES, f"releasing {len(df)} x {len(schema.released)} "
+                "in memory", "use --backend dask (releases partition by partition; backend='dask' in Python)")
     if entry.categorical and not all(pd.api.types.is_numeric_dtype(df[c]) for c in schema.released):
         # categorical/mixed input: the mechanism works on the frame (its dissimilarity scales the columns)
         if partition_rows is not None or partition_columns is not None:
@@ -358,6 +368,7 @@ def evaluate(
     seed: int = 0,
     sep: str | None = None,
     tests: bool = False,
+    sample: int | None = None,
 ) -> dict[str, Any]:
     """Distortion and utility of a release against its original.
 
@@ -370,11 +381,20 @@ def evaluate(
     ARI, NMI, F-measure and silhouette, neighbourhood preservation, class compactness); its pairs are added
     to ``utility`` and its details to ``utility_suite``. ``tests`` (which implies ``suite``) adds ``tests``:
     paired t-tests of the repeated trials (original vs release).
+
+    ``sample`` evaluates a seeded sample of that many released rows (matched in the original by id,
+    else by position); the result says so under ``sample``.
     """
     from ppdm.metrics import kmeans_accuracy, pattern_metrics, svm_accuracy, value_metrics
+    from ppdm.utils.memory import check_dense, rows_that_fit
 
     orig_df = read_table(original, sep=sep)
     rel_df = read_table(release, sep=sep)
+    n_all = len(rel_df)
+    orig_df, rel_df = sample_rows(orig_df, rel_df, sample, by_id=id is not None, seed=seed)
+    n_cols = len(columns) if columns is not None else rel_df.shape[1]
+    check_dense(len(rel_df), n_cols, _EVALUATE_COPIES, f"evaluating {len(rel_df)} x {n_cols} in memory",
+                f"evaluate a sample of the rows: --sample {rows_that_fit(n_cols, _EVALUATE_COPIES)}")
     A, B, y, cols = align_tables(orig_df, rel_df, id=id, label=label, columns=columns)
     same_cols = [c for c in orig_df.columns if c in rel_df.columns and c not in cols and c not in (id, label)]
     result: dict[str, Any] = {
@@ -386,6 +406,8 @@ def evaluate(
         "pattern": pattern_metrics(A, B, normalize=normalize, max_pairs=max_pairs, random_state=seed),
         "per_column_re": {c: _col_re(A[:, j], B[:, j]) for j, c in enumerate(cols)},
     }
+    if len(rel_df) < n_all:
+        result["sample"] = f"seeded sample of {len(rel_df)} of {n_all} rows"
     names = [u for n in utility for u in (("kmeans", "svm", "suite") if n == "all" else (n,))]
     if tests and "suite" not in names:
         names.append("suite")  # the paired tests run on the suite's repeated trials
@@ -407,6 +429,23 @@ def evaluate(
             util[f"{name}_pct"] = {"original": fn(A, y, **kw), "release": fn(B, y, **kw)}
         result["utility"] = util
     return result
+
+
+def sample_rows(original: pd.DataFrame, release: pd.DataFrame, size: int | None, *, by_id: bool,
+                seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A seeded sample of ``size`` released rows and, when rows match by position, the same original rows."""
+    if size is None:
+        return original, release
+    from ppdm.utils.validation import check_int
+
+    size = check_int(size, "sample", low=2)
+    if size >= len(release) or (not by_id and len(original) != len(release)):
+        return original, release  # nothing to sample, or rows that cannot be matched (align_tables says so)
+    idx = np.sort(np.random.default_rng(seed).choice(len(release), size, replace=False))
+    release = release.iloc[idx].reset_index(drop=True)
+    if not by_id:
+        original = original.iloc[idx].reset_index(drop=True)
+    return original, release
 
 
 def _col_re(a: np.ndarray, b: np.ndarray) -> float:

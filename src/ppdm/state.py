@@ -21,7 +21,7 @@ import numpy as np
 from ppdm.data.io import atomic_write
 from ppdm.exceptions import StateError
 
-__all__ = ["FORMAT_VERSION", "save_state", "load_state", "read_header"]
+__all__ = ["FORMAT_VERSION", "save_state", "load_state", "read_header", "verify_state"]
 
 FORMAT_VERSION = 1
 _MAGIC = "ppdm-state"
@@ -71,6 +71,36 @@ def read_header(path: str | Path, kind: str | None = None) -> dict[str, Any]:
         return _header(z, path, kind)
 
 
+def verify_state(path: str | Path, kind: str | None = None) -> dict[str, Any]:
+    """Check the header and every array against its checksum (nothing unpickled); return the header.
+
+    Arrays are checked one at a time and dropped, so this holds at most one array in memory. A member
+    that the header does not list is an error too: nothing but the listed arrays belongs in a state file.
+    """
+    name = Path(path).name
+    with _open(path) as z:
+        header = _header(z, path, kind)
+        listed = {"header.json"} | {f"{k}.npy" for k in header["arrays"]}
+        extra = sorted(set(z.namelist()) - listed)
+        if extra:
+            raise StateError(f"state file '{name}' holds an unlisted member '{extra[0]}'; it was modified")
+        for k, meta in header["arrays"].items():
+            _check_array(z, name, k, meta)
+    return header
+
+
+def _check_array(z: zipfile.ZipFile, name: str, k: str, meta: dict[str, Any]) -> np.ndarray:
+    try:
+        a = np.load(io.BytesIO(z.read(f"{k}.npy")), allow_pickle=False)
+    except ValueError:
+        raise StateError(f"state file '{name}' holds pickled objects, which ppdm never loads") from None
+    except (KeyError, zipfile.BadZipFile, OSError, EOFError):
+        raise StateError(f"state file '{name}' fails its checksum (array '{k}' damaged or truncated)") from None
+    if _digest(a) != meta["sha256"]:
+        raise StateError(f"state file '{name}' fails its checksum (array '{k}'); it was modified or truncated")
+    return a
+
+
 def load_state(path: str | Path, kind: str | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Load and verify a state file; return ``(header, arrays)``."""
     name = Path(path).name
@@ -78,15 +108,7 @@ def load_state(path: str | Path, kind: str | None = None) -> tuple[dict[str, Any
         header = _header(z, path, kind)
         arrays: dict[str, np.ndarray] = {}
         for k, meta in header["arrays"].items():
-            try:
-                a = np.load(io.BytesIO(z.read(f"{k}.npy")), allow_pickle=False)
-            except ValueError:
-                raise StateError(f"state file '{name}' holds pickled objects, which ppdm never loads") from None
-            except (KeyError, zipfile.BadZipFile, OSError, EOFError):
-                raise StateError(f"state file '{name}' fails its checksum (array '{k}' damaged or truncated)") from None
-            if _digest(a) != meta["sha256"]:
-                raise StateError(f"state file '{name}' fails its checksum (array '{k}'); it was modified or truncated")
-            arrays[k] = a
+            arrays[k] = _check_array(z, name, k, meta)
     return header, arrays
 
 

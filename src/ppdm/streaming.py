@@ -30,6 +30,7 @@ from ppdm.data.schema import Schema, resolve_schema
 from ppdm.exceptions import InputError, OutputError, ParameterError, StateError
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.state import load_state, save_state
+from ppdm.utils.memory import check_dense
 
 __all__ = ["StreamResult", "stream_init", "stream_update", "stream_add_columns", "stream_status", "state_lock",
            "METHODS"]
@@ -277,6 +278,8 @@ def stream_init(
     assert state_path is not None
     df = read_table(source, sep=sep)
     schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other)
+    check_dense(len(df), len(schema.released), 5, f"starting a stream on {len(df)} x {len(schema.released)}",
+                "init on the first part of the table and absorb the rest with ppdm stream update")
     X = _matrix(df, schema.released, "table")
     est = _estimator(method, rank, dict(params or {}) | {"keep_u": not append_only, "random_state": seed})
     est.fit(X)
@@ -317,6 +320,13 @@ def stream_update(
             raise StateError("this state is append-only (made with --append-only), so the whole table cannot be "
                              "re-released; drop --refresh-all or start a new state without --append-only")
         df = read_table(batch, sep=sep)
+        m = len(stream.schema.released)
+        check_dense(len(df), m, 4, f"absorbing a batch of {len(df)} x {m}",
+                    "split the batch into smaller files and absorb them one update at a time")
+        if all_path is not None:
+            n_all = stream.est.n_samples_seen_ + len(df)
+            check_dense(n_all, m, 3, f"re-releasing all {n_all} rows (--refresh-all)",
+                        "drop --refresh-all: -o releases only the new rows")
         stream.schema.check_batch(df, "the new batch")
         _check_new_ids(stream, df)
         X = _matrix(df, stream.schema.released, "the new batch")
@@ -392,6 +402,10 @@ def stream_add_columns(
             raise InputError(f"column '{clash[0]}' is already in the state; new attributes need new names")
         if not new:
             raise InputError("the file holds no new attribute column; give the new columns (plus the id column)")
+        if all_path is not None:
+            n_all, m_all = stream.est.n_samples_seen_, len(sch.released) + len(new)
+            check_dense(n_all, m_all, 3, f"re-releasing all {n_all} rows (--refresh-all)",
+                        "drop --refresh-all (the columns are absorbed all the same)")
         F = _matrix(df, new, "the new attributes")
         stream.est.add_columns(F)
         stream.schema = Schema(sch.columns + tuple(new), sch.released + tuple(new), sch.id, sch.label,

@@ -104,7 +104,16 @@ def distance_attack(
     unknown = np.setdiff1d(np.arange(n), known)
     targets = unknown if len(unknown) <= MAX_TARGETS else np.sort(rng.choice(unknown, MAX_TARGETS, replace=False))
     Rx, Ry = X[known], Y[known]
-    D = np.linalg.norm(Y[targets][:, None, :] - Ry[None, :, :], axis=2)
+    from scipy.spatial.distance import cdist
+
+    from ppdm.utils.memory import check_memory
+
+    # target-to-reference distances in both spaces, plus one batch of t x K x m Jacobians (>= 4e6 values)
+    km = Rx.shape[0] * Rx.shape[1]
+    jac = min(len(targets) * km, max(4_000_000, km))
+    check_memory(8.0 * (3 * len(targets) * len(known) + 4 * jac), f"the distance attack with {len(known)} "
+                 "known records", "give fewer known pairs: --threat known-io:100 (the attack needs about m + 1)")
+    D = cdist(Y[targets], Ry)
     x0 = multilaterate(Rx, D)
     tol = 1e-10 * float(np.abs(Rx).max() or 1.0)
     X_hat = np.array(X, dtype=np.float64, copy=True)
@@ -113,7 +122,7 @@ def distance_attack(
     for s in range(0, len(targets), batch):
         X_hat[targets[s : s + batch]] = np.atleast_2d(
             gauss_newton_locate(Rx, D[s : s + batch], x0[s : s + batch], tol=tol, max_iter=30)[0])
-    denom = np.linalg.norm(X[targets][:, None, :] - Rx[None, :, :], axis=2).mean(axis=1)
+    denom = cdist(X[targets], Rx).mean(axis=1)
     rho_star = np.linalg.norm(X_hat[targets] - X[targets], axis=1) / np.where(denom == 0, 1.0, denom)
     details = {"n_references": int(len(known)), "n_targets": int(len(targets)),
                "targets_sampled": bool(len(targets) < len(unknown)),

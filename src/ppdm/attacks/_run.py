@@ -255,6 +255,9 @@ def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Ge
             "baseline_original": {"success": 1.0, **ORIGINAL_SCORES}}
 
 
+#: dense n x m working arrays of one attack run: both tables, an estimate, standardised and projected copies
+_ATTACK_COPIES = 8
+
 _MEASURE = {"linkage": "reidentification_rate", "interval_disclosure": "interval_disclosure_share"}
 
 
@@ -304,23 +307,31 @@ def attack_tables(
     seed: int = 0,
     sep: str | None = None,
     progress: Callable[[str], None] | None = None,
+    sample: int | None = None,
 ) -> dict[str, Any]:
     """Read and align an original and a release (from any tool), run the attacks, return a JSON-able dict.
 
     Rows are matched by ``id`` (else by position). The release is compared on the original's columns when
     it has them all; otherwise (a projection or embedding with its own columns) on all its numeric columns.
     ``attacks=None`` runs every attack that applies (``targeted=True``: those exploiting what the threat
-    names explicitly).
+    names explicitly). ``sample`` attacks a seeded sample of that many released rows (the attacker's
+    population is then that sample; ``sample`` in the dict says so).
     The dict's schema (``schema`` = ``ppdm.attack/1``): ``results`` (one :class:`AttackResult` dict per
     attack, in a fixed order), ``threat`` and ``threat_description``, ``n_rows``, ``columns``,
     ``release_columns``, ``seed``.
     """
     from ppdm.data.io import read_table
     from ppdm.data.schema import numeric_matrix
-    from ppdm.pipeline import align_tables
+    from ppdm.pipeline import align_tables, sample_rows
+    from ppdm.utils.memory import check_dense, rows_that_fit
 
     o = read_table(original, sep=sep)
     r = read_table(release, sep=sep)
+    n_all = len(r)
+    o, r = sample_rows(o, r, sample, by_id=id is not None, seed=seed)
+    width = max(o.shape[1], r.shape[1])
+    check_dense(len(r), width, _ATTACK_COPIES, f"attacking {len(r)} x {width} in memory",
+                f"attack a sample of the rows: --sample {rows_that_fit(width, _ATTACK_COPIES)}")
     t = ThreatModel.parse(threat)
     skip = {c for c in (id, label) if c is not None}
     ocols = list(columns) if columns is not None else [
@@ -358,4 +369,5 @@ def attack_tables(
         "columns": list(cols),
         "release_columns": list(rcols),
         "seed": seed,
+        **({"sample": f"seeded sample of {len(r)} of {n_all} rows"} if len(r) < n_all else {}),
     }

@@ -17,6 +17,7 @@ from ppdm.cli.options import (
     IdOpt,
     LabelOpt,
     OutOpt,
+    SampleOpt,
     SeedOpt,
     SepOpt,
     split_list,
@@ -145,6 +146,7 @@ def evaluate(
         help="Comma-separated utility measures: kmeans, svm, suite (k-NN, SVM kernels, clusterings, NP/CC) or all."
     )] = "kmeans,svm",
     tests: Annotated[bool, typer.Option("--tests", help="Paired t-tests of the utility suite's trials.")] = False,
+    sample: SampleOpt = None,
     seed: SeedOpt = 0,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")] = False,
@@ -153,13 +155,15 @@ def evaluate(
     from ppdm.pipeline import evaluate as run
 
     res = run(original, release, id=id, label=label, columns=split_list(columns), rank_mode=rank_mode,
-              normalize=normalize, utility=split_list(utility) or (), seed=seed, sep=sep, tests=tests)
+              normalize=normalize, utility=split_list(utility) or (), seed=seed, sep=sep, tests=tests,
+              sample=sample)
     if as_json:
         print(json.dumps(res, indent=2))
         return
     from rich.table import Table
 
-    t = Table(title=f"release vs original ({res['n_rows']} rows, {len(res['columns'])} columns)")
+    t = Table(title=f"release vs original ({res.get('sample', str(res['n_rows']) + ' rows')}, "
+                    f"{len(res['columns'])} columns)")
     t.add_column("metric")
     t.add_column("value", justify="right")
     t.add_column("meaning")
@@ -214,11 +218,16 @@ def list_methods() -> None:
 
 
 @app.command()
-def inspect(state: Annotated[Path, typer.Argument(help="A ppdm state file.")]) -> None:
-    """Show a state file's metadata (never its keys)."""
-    from ppdm.state import read_header
+def inspect(
+    state: Annotated[Path, typer.Argument(help="A ppdm state file.")],
+    verify: Annotated[bool, typer.Option(
+        "--verify/--no-verify", help="Check every array against its checksum (default), or read the header only.")
+    ] = True,
+) -> None:
+    """Show a state file's metadata (never its keys); a modified or truncated file is an error."""
+    from ppdm.state import read_header, verify_state
 
-    h = read_header(state)
+    h = verify_state(state) if verify else read_header(state)
     shown = {k: _redact_seeds(v, k) for k, v in h.items() if k not in ("header_sha256",)}
     shown["arrays"] = {k: {"shape": v["shape"], "dtype": v["dtype"]} for k, v in h.get("arrays", {}).items()}
     print(json.dumps(shown, indent=1))
@@ -282,6 +291,11 @@ def datasets_export(
         df = load(name)
     else:
         kw = {k: v for k, v in {"n": n, "m": m, "rank": rank, "noise": noise}.items() if v is not None}
+        if n is not None:
+            from ppdm.utils.memory import check_dense
+
+            # the generated matrix, its factors and the frame written from it
+            check_dense(n, m or 100, 4, f"generating {n} x {m or 100}", "generate fewer rows (a smaller --n)")
         df = generate(name, random_state=seed, **kw)
     if with_id:
         df.insert(0, "id", range(1, len(df) + 1))

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ppdm.cli.options import ColumnsOpt, ForceOpt, IdOpt, LabelOpt, SeedOpt, SepOpt, split_list
+from ppdm.cli.options import ColumnsOpt, ForceOpt, IdOpt, LabelOpt, SampleOpt, SeedOpt, SepOpt, split_list
 
 
 def _fmt(v: object, pct: bool = True) -> str:
@@ -30,6 +30,7 @@ def attack(
     label: LabelOpt = None,
     columns: ColumnsOpt = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
+    sample: SampleOpt = None,
     seed: SeedOpt = 0,
     force: ForceOpt = False,
     sep: SepOpt = None,
@@ -46,7 +47,7 @@ def attack(
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as prog:
         task = prog.add_task("attacking", total=None)
         res = attack_tables(original, release, threat=t, attacks=split_list(attacks), targeted=not all_, id=id,
-                            label=label, columns=split_list(columns), seed=seed, sep=sep,
+                            label=label, columns=split_list(columns), seed=seed, sep=sep, sample=sample,
                             progress=lambda a: prog.update(task, description=f"attack: {a}"))
     if out is not None:
         with atomic_write(out, binary=False) as f:
@@ -54,7 +55,8 @@ def attack(
     from rich.console import Console
     from rich.table import Table
 
-    tab = Table(title=f"attacks on the release ({res['n_rows']} rows) - threat: {res['threat']}")
+    tab = Table(title=f"attacks on the release ({res.get('sample', str(res['n_rows']) + ' rows')}) - "
+                      f"threat: {res['threat']}")
     for c in ("attack", "measure", "success", "no release", "original", "95% CI", "RMSE"):
         tab.add_column(c, justify="left" if c in ("attack", "measure") else "right")
     for r in res["results"]:

@@ -19,6 +19,8 @@ DropOtherOpt = Annotated[
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same bytes).")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing outputs.")]
 SepOpt = Annotated[str | None, typer.Option("--sep", help="Field separator of text input (default ',' or tab).")]
+SampleOpt = Annotated[int | None, typer.Option(
+    "--sample", help="Work on a seeded sample of this many rows (for tables too large for memory).")]
 OutOpt = Annotated[Path, typer.Option("--output", "-o", help="Output file (.csv or .parquet).")]
 
 

@@ -109,6 +109,12 @@ def hide_table(
         raise ParameterError("the release and the state file must be different paths")
     df = read_table(source, sep=sep)
     schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop)
+    from ppdm.utils.memory import check_dense
+
+    # the table, its shifted copy, the NMF product of each trial and the release frame (the search
+    # needs every record: no sample can stand in for the rows whose clusters it changes)
+    check_dense(len(df), len(schema.released), 6, f"hiding patterns in {len(df)} x {len(schema.released)}",
+                "release fewer columns with --columns (hiding needs every row in memory)")
     X = schema.matrix(df)
     from ppdm.pipeline import check_magnitude
 

@@ -40,6 +40,12 @@ def dims_sweep(source: str | os.PathLike[str] | pd.DataFrame, *, dissimilarity: 
     m = len(schema.released)
     top = max(1, m - 1) if max_dims is None else max(1, int(max_dims))
     dims = list(range(1, top + 1))
+    rows = min(len(df), int(max_rows))
+    from ppdm.utils.memory import check_memory
+
+    # one NMDS of the sample: ~20 bytes a pair, plus an n x n double-centred matrix for mixed dissimilarities
+    check_memory(20.0 * rows * (rows - 1) / 2 + (16.0 * rows * rows if dissimilarity != "euclidean" else 0.0),
+                 f"the stress sweep on {rows} rows", "sample fewer rows: --max-rows 600 (max_rows=600 in Python)")
     frame = df[list(schema.released)].reset_index(drop=True)
     from ppdm.pipeline import check_magnitude
 

@@ -33,7 +33,9 @@ def classical_from_condensed(delta: np.ndarray, n: int, p: int, max_bytes: float
     from scipy.spatial.distance import squareform
 
     check_memory(8.0 * n * n * 2, "classical MDS of an n x n matrix",
-                 "use init='random' or the landmark mode (landmarks=...)", budget=max_bytes)
+                 "use -p init=random or the landmark mode -p landmarks=2000 "
+                 "(init='random' or landmarks=2000 in Python)",
+                 budget=max_bytes)
     A = squareform(np.asarray(delta, dtype=np.float64), checks=False)
     A *= A
     A *= -0.5

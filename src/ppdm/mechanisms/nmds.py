@@ -195,8 +195,12 @@ class NonMetricMDS(Mechanism):
         M = n * (n - 1) // 2
         from ppdm.utils.validation import check_memory
 
-        check_memory(M * 20.0, f"NMDS on {n} rows ({M} pairs)", "use landmarks=... (landmark mode)",
-                     budget=budget)
+        # condensed dissimilarities, disparities and work arrays (~20 bytes a pair), plus the n x n
+        # double-centred matrix of a classical start from dissimilarities
+        classical_nn = self.init == "classical" and not (self.dissimilarity == "euclidean"
+                                                         and isinstance(data, np.ndarray))
+        check_memory(M * 20.0 + (16.0 * n * n if classical_nn else 0.0), f"NMDS on {n} rows ({M} pairs)",
+                     "use the landmark mode: -p landmarks=2000 (landmarks=2000 in Python)", budget=budget)
         P = prepare(data, self.dissimilarity, r=self.minkowski_r, weight=self.huang_weight)
         delta = pairwise(P, max_bytes=budget)
         fit = MonotoneFit(delta, self.ties)

@@ -68,7 +68,7 @@ class RandomProjection(Mechanism):
         d = A.shape[0] if self._left else A.shape[1]
         if self._left:
             check_memory(8.0 * d * d * 2, f"a left projection of {d} rows (an {d} x {d} matrix)",
-                         "use kind='arp'/'arpo' (column projections) or sample the rows")
+                         "use a column projection: --kind arp or arpo (kind='arp' in Python)")
         rng = np.random.default_rng(seed_from(self.random_state))
         R = rng.normal(0.0, sigma, size=(d, d))
         if self.kind in ("arpo", "rpoa"):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.exceptions import OutputError, ParameterError
+from ppdm.exceptions import OutputError, ParameterError, ResourceError
 from ppdm.release.config import DEFAULT_GRIDS, ReleaseConfig, config_yaml, default_config, load_config
 
 __all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_yaml", "ReleaseConfig"]
@@ -127,6 +127,7 @@ def release(
     threat = ThreatModel.parse(cfg.threat)
     df = read_table(source, sep=sep)
     schema = resolve_schema(df, columns=columns, id=id, label=label)
+    _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
     X = schema.matrix(df)
     y = df[label].to_numpy() if label else None
     if cfg.policy.objective != "neighbour_pct" and y is None:
@@ -158,6 +159,30 @@ def release(
         c["chosen"] = i == best
     chosen = cands[best]
     return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs)
+
+
+#: dense n x m working arrays per sweep worker (a candidate release, its attacks and utility scores)
+_WORKER_COPIES = 14
+
+
+def _check_sweep_memory(n: int, m: int, n_jobs: int) -> None:
+    """Every sweep worker holds a candidate and its attacks: refuse a sweep that cannot fit, naming the fix."""
+    from joblib import effective_n_jobs
+
+    from ppdm.utils.memory import check_dense
+
+    workers = max(1, int(effective_n_jobs(n_jobs)))
+    fix = ("release on fewer workers: --jobs 1" if workers > 1 else
+           "the sweep holds every candidate in memory; release this table with ppdm perturb --backend dask")
+    try:
+        check_dense(n, m, 2 + _WORKER_COPIES * workers, f"a release sweep of {n} x {m} on {workers} worker(s)", fix)
+    except ResourceError:
+        if workers == 1:
+            raise
+        # one worker may still fit: then --jobs 1 is the fix, otherwise only dask is
+        check_dense(n, m, 2 + _WORKER_COPIES, f"a release sweep of {n} x {m}",
+                    "the sweep holds every candidate in memory; release this table with ppdm perturb --backend dask")
+        raise
 
 
 def _run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,

@@ -6,11 +6,12 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ppdm.exceptions import InputError, ParameterError, ResourceError
+from ppdm.exceptions import InputError, ParameterError
+from ppdm.utils.memory import check_memory
 
 __all__ = ["check_array", "check_int", "check_real", "check_choice", "check_rank", "check_memory"]
 
-# the default memory budget for one intermediate array (bytes); pairwise work is chunked below it
+# a cap for one intermediate array (bytes) where a caller wants one below the available memory
 MEMORY_BUDGET = 2 * 1024**3
 
 
@@ -84,11 +85,3 @@ def check_rank(rank: object, n: int, m: int, name: str = "rank") -> int:
             if k >= 1 else f"{name}={k} must be at least 1"
         )
     return k
-
-
-def check_memory(n_bytes: float, what: str, fix: str, budget: float = MEMORY_BUDGET) -> None:
-    """Refuse an allocation larger than ``budget``, naming the option that makes the job feasible."""
-    if n_bytes > budget:
-        raise ResourceError(
-            f"{what} would need {n_bytes / 1024**3:.1f} GiB (budget {budget / 1024**3:.1f} GiB); {fix}"
-        )

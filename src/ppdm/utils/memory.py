@@ -1,0 +1,101 @@
+"""How much memory an operation may use, and the one guard every large allocation goes through.
+
+The budget is the memory the system reports as available (``MemAvailable`` in ``/proc/meminfo``; else
+free physical pages; else a fixed 4 GiB). ``PPDM_MEMORY_LIMIT`` (bytes, or with a K/M/G/T suffix)
+overrides it: to keep ppdm within a share of a shared machine, and in tests to trigger the guards on
+small data.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ppdm.exceptions import ParameterError, ResourceError
+
+__all__ = ["ENV_LIMIT", "available_memory", "parse_bytes", "format_bytes", "check_memory", "check_dense",
+           "rows_that_fit"]
+
+#: environment variable that overrides the detected memory budget
+ENV_LIMIT = "PPDM_MEMORY_LIMIT"
+_FALLBACK = 4 * 1024**3
+_UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+def parse_bytes(text: str) -> int:
+    """``'512M'`` -> 536870912; plain numbers are bytes (binary units K, M, G, T, optionally with 'iB')."""
+    s = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = s[-1:] if s[-1:] in _UNITS else ""
+    try:
+        value = float(s[: len(s) - len(unit)])
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ParameterError(f"{ENV_LIMIT}={text!r} is not a size; give bytes, e.g. 512M or 8G")
+    return int(value * _UNITS[unit])
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def available_memory() -> int:
+    """Bytes one operation may use: ``PPDM_MEMORY_LIMIT`` if set, else what the system reports available."""
+    env = os.environ.get(ENV_LIMIT)
+    if env:
+        return parse_bytes(env)
+    found = _meminfo_available()
+    if found is None:
+        try:
+            found = int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+        except (ValueError, OSError, AttributeError):
+            found = None
+    return found if found and found > 0 else _FALLBACK
+
+
+def format_bytes(n: float) -> str:
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{int(n)} B"
+
+
+def check_memory(n_bytes: float, what: str, fix: str, budget: float | None = None) -> None:
+    """Refuse an allocation that would not fit, naming the option that makes the job feasible.
+
+    Parameters
+    ----------
+    n_bytes : float
+        Estimated peak bytes of the operation.
+    what : str
+        What would be built, e.g. ``"NMDS on 40000 rows"``.
+    fix : str
+        The option that makes it feasible, e.g. ``"use the landmark mode (-p landmarks=2000)"``.
+    budget : float, optional
+        A tighter cap of the caller's own (a parameter); the available memory always applies too.
+    """
+    limit = float(available_memory())
+    if budget is not None:
+        limit = min(limit, float(budget))
+    if n_bytes > limit:
+        raise ResourceError(f"{what} would need {format_bytes(n_bytes)} but {format_bytes(limit)} is available; {fix}")
+
+
+def check_dense(n_rows: int, n_cols: int, copies: float, what: str, fix: str) -> None:
+    """:func:`check_memory` for ``copies`` dense float64 ``n_rows x n_cols`` working arrays."""
+    check_memory(8.0 * n_rows * max(n_cols, 1) * copies, what, fix)
+
+
+def rows_that_fit(n_cols: int, copies: float) -> int:
+    """Rows of ``copies`` dense float64 ``rows x n_cols`` arrays that fit, rounded down to two digits."""
+    rows = int(available_memory() // (8.0 * max(n_cols, 1) * copies))
+    if rows < 100:
+        return max(rows, 2)
+    digits = 10 ** (len(str(rows)) - 2)
+    return rows // digits * digits
