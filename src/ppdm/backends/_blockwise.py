@@ -157,10 +157,13 @@ class PartitionRelease:
     def matrix(self, df: pd.DataFrame) -> np.ndarray:
         return df[list(self.schema.released)].to_numpy(dtype=np.float64, copy=True)
 
-    def release(self, X: np.ndarray, start: int, rows: np.ndarray | None) -> np.ndarray:
+    def release(self, X: np.ndarray, start: int, rows: np.ndarray | None,
+                factors: np.ndarray | None = None) -> np.ndarray:
         """The released values of ``X`` (the partition's released columns; first row at ``start``).
 
-        ``rows`` are the partition-local positions of the distorted rows (None: every row).
+        ``rows`` are the partition-local positions of the distorted rows (None: every row). ``factors``
+        are the fitted factor rows of those rows when the mechanism releases its own factorisation
+        (NMF: ``H W``) rather than a transform of the data.
         """
         if self.operator is not None:
             M, b = self.operator
@@ -179,6 +182,8 @@ class PartitionRelease:
             draw, how = _noise_draw(self.mechanism)
             E = noise_rows(self.noise_seed, start, start + X.shape[0], len(cols), draw)[r]
             Ob = Zb + E if how == "add" else Zb * E
+        elif factors is not None:
+            Ob = self.mechanism._release(factors)
         else:
             Ob = self.mechanism.transform(Zb)
         if self.release_units == "original":
@@ -186,11 +191,12 @@ class PartitionRelease:
         out[np.ix_(r, cols)] = Ob
         return out
 
-    def __call__(self, df: pd.DataFrame, start: int, rows: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    def __call__(self, df: pd.DataFrame, start: int, rows: np.ndarray | None = None,
+                 factors: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
         """The released partition and ``[sum (X - release)^2, sum X^2, non-finite cells]`` for the summary."""
         X = self.matrix(df)
         ss_x = float(np.einsum("ij,ij->", X, X))
-        out = self.release(X.copy() if self.operator is None else X, start, rows)
+        out = self.release(X.copy() if self.operator is None else X, start, rows, factors)
         diff = X - out
         stats = np.array([float(np.einsum("ij,ij->", diff, diff)), ss_x, float((~np.isfinite(out)).sum())])
         return self.schema.assemble(df.reset_index(drop=True), out), stats

@@ -19,6 +19,7 @@ Tasks get random keys (``pure=False``), so no key material is hashed into a task
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import shutil
 import tempfile
@@ -218,17 +219,41 @@ def _check_length(df: pd.DataFrame, expected: int) -> None:
 
 
 def _part_write(df: pd.DataFrame, start: int, n: int, rows: np.ndarray | None, rel: PartitionRelease, folder: str,
-                i: int) -> np.ndarray:
+                i: int, factors: np.ndarray | None = None) -> np.ndarray:
     _check_length(df, n)
-    out, stats = rel(df, start, rows)
+    out, stats = rel(df, start, rows, factors)
     out.to_parquet(Path(folder) / f"part.{i:05d}.parquet", index=False)
     return stats
 
 
 def _part_release(df: pd.DataFrame, start: int, n: int, rows: np.ndarray | None,
-                  rel: PartitionRelease) -> pd.DataFrame:
+                  rel: PartitionRelease, factors: np.ndarray | None = None) -> pd.DataFrame:
     _check_length(df, n)
-    return rel(df, start, rows)[0]
+    return rel(df, start, rows, factors)[0]
+
+
+class _Runner:
+    """Per-partition values kept where they were computed: futures on a cluster, arrays without one."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def persist(self, tasks: Sequence[Any]) -> list[Any]:
+        if self.client is None:
+            return list(dask.compute(*tasks))
+        return list(self.client.compute(list(tasks)))
+
+    def map(self, fn: Any, *lists: Any, **kwargs: Any) -> list[Any]:
+        if self.client is None:
+            return [fn(*args, **kwargs) for args in zip(*lists, strict=True)]
+        return list(self.client.map(fn, *lists, pure=False, **kwargs))
+
+    def split(self, pairs: list[Any]) -> tuple[list[Any], list[Any]]:
+        """The first and second items of per-partition pairs, left where they are."""
+        return self.map(operator.itemgetter(0), pairs), self.map(operator.itemgetter(1), pairs)
+
+    def gather(self, items: list[Any]) -> list[Any]:
+        return list(items) if self.client is None else list(self.client.gather(items))
 
 
 # ---------------------------------------------------------------------------------------- fitting
@@ -263,6 +288,7 @@ class _Fitter:
                  client: Any) -> None:
         self.parts, self.released, self.starts, self.local_rows, self.client = parts, released, starts, \
             local_rows, client
+        self.factors: list[Any] | None = None  # NMF: per-partition handles of the released factor rows
 
     def block_array(self, cols: np.ndarray, offset: np.ndarray, scale: np.ndarray, lengths: list[int]) -> da.Array:
         m = len(cols)
@@ -293,6 +319,7 @@ class _Fitter:
 
     def fit(self, mech: Any, st: ColumnStats, cols: np.ndarray, offset: np.ndarray, scale: np.ndarray,
             lengths: list[int]) -> Any:
+        from ppdm.mechanisms.nmf import NMF
         from ppdm.mechanisms.noise import AdditiveNoise, MultiplicativeNoise
         from ppdm.mechanisms.projection import RandomProjection, RandomRotation
         from ppdm.mechanisms.sparsified import SparsifiedSVD
@@ -307,6 +334,8 @@ class _Fitter:
             return mech
         if isinstance(mech, SparsifiedSVD):
             return self._fit_sparsified(mech, st, cols, offset, scale, lengths)
+        if isinstance(mech, NMF):
+            return self._fit_nmf(mech, st, cols, offset, scale, lengths)
         if isinstance(mech, RandomProjection) and mech.kind in ("rpa", "rpoa"):
             raise ParameterError(f"projection kind '{mech.kind}' mixes records (an n x n matrix) and has no "
                                  "partitioned form; use kind='arp' or 'arpo', or --backend numpy")
@@ -317,6 +346,19 @@ class _Fitter:
                 mech.n_rows_ = st.n
             return mech
         raise ParameterError(f"{type(mech).__name__} has no Dask implementation yet; use --backend numpy")
+
+    def _fit_nmf(self, mech: Any, st: ColumnStats, cols: np.ndarray, offset: np.ndarray, scale: np.ndarray,
+                 lengths: list[int]) -> Any:
+        from ppdm.backends._nmf import fit_nmf
+        from ppdm.mechanisms.base import seed_from
+
+        run = _Runner(self.client)
+        # the preprocessed block stays in the workers' memory for the iterations
+        Z = run.persist([dask.delayed(_part_block_matrix, pure=False)(p, self.released, r, cols, offset, scale)
+                         for p, r in zip(self.parts, self.local_rows, strict=True)])
+        starts = [int(s) for s in np.cumsum([0, *lengths[:-1]])]
+        self.factors = fit_nmf(mech, run, Z, starts, st.n, len(cols), seed_from(mech.random_state))
+        return mech
 
     def _fit_sparsified(self, mech: Any, st: ColumnStats, cols: np.ndarray, offset: np.ndarray,
                         scale: np.ndarray, lengths: list[int]) -> Any:
@@ -342,6 +384,14 @@ class _Fitter:
         mech.v_thresholds_ = column_thresholds(Vt.T, eps_v, mech.strategy, alpha)
         mech.sparse_components_ = sparsify(Vt.T, mech.v_thresholds_).T
         return mech
+
+
+def _gather_factors(handles: list[Any], client: Any, n: int, k: int) -> np.ndarray:
+    """Every row's NMF factors on the client (for the state file or a lazy release): ``8 n k`` bytes."""
+    from ppdm.utils.validation import check_memory
+
+    check_memory(8.0 * n * k, f"the NMF factors of {n} rows", "write the release with -o and no --state")
+    return np.vstack(_Runner(client).gather(handles))
 
 
 def _fused_operator(P: np.ndarray, offset: np.ndarray, scale: np.ndarray, units: str) -> tuple[np.ndarray, np.ndarray]:
@@ -553,6 +603,18 @@ def perturb(
         elif top is mech and (P := _linear_key(mech)) is not None:
             rel.operator = _fused_operator(P, scaler.offset_, scaler.scale_, release_units)
             rel.mechanism = None
+        facs: list[Any] = [None] * len(lengths)
+        if fitter.factors is not None:  # NMF releases its own factor rows, which stay per partition
+            from ppdm.backends._nmf import without_factors
+
+            rel.mechanism = without_factors(mech)
+            if out_path is None or state_path is not None:
+                mech.factors_ = _gather_factors(fitter.factors, client, block.n, mech.components_.shape[0])
+                # a lazy release must outlive a local cluster: its tasks get the rows' factors themselves
+                if out_path is None:
+                    facs = np.split(mech.factors_, np.cumsum(block_lengths)[:-1])
+            if out_path is not None:
+                facs = fitter.factors
         parts = ddf.to_delayed()
         if len(parts) != len(lengths):
             raise InputError("the input's partitions changed between two passes (was it modified while ppdm read "
@@ -563,15 +625,17 @@ def perturb(
         release: Any
         if out_path is None:
             meta = schema.assemble(head.iloc[:2].reset_index(drop=True), np.zeros((min(2, len(head)), m)))
-            release = dd.from_delayed([dask.delayed(_part_release, pure=False)(p, s0, L, lr, rel)
-                                       for p, s0, L, lr in zip(parts, starts, lengths, local_rows, strict=True)],
+            release = dd.from_delayed([dask.delayed(_part_release, pure=False)(p, s0, L, lr, rel, f)
+                                       for p, s0, L, lr, f in zip(parts, starts, lengths, local_rows, facs,
+                                                                  strict=True)],
                                       meta=meta.iloc[:0])
         else:
             tmp = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent))
             try:
                 os.chmod(tmp, 0o755)
-                tasks = [dask.delayed(_part_write, pure=False)(p, s0, L, lr, rel, str(tmp), i)
-                         for i, (p, s0, L, lr) in enumerate(zip(parts, starts, lengths, local_rows, strict=True))]
+                tasks = [dask.delayed(_part_write, pure=False)(p, s0, L, lr, rel, str(tmp), i, f)
+                         for i, (p, s0, L, lr, f) in enumerate(zip(parts, starts, lengths, local_rows, facs,
+                                                                   strict=True))]
                 ss = np.sum(_compute(tasks, "release", client), axis=0)
                 if ss[2] > 0:
                     raise InputError("the release has non-finite values (the input is too close to overflow); "

@@ -106,24 +106,37 @@ def _projgrad_sq(grad: np.ndarray, X: np.ndarray) -> float:
 # ------------------------------------------------------------------------------------- subproblems
 
 
+def hals_sweep(X: np.ndarray, G: np.ndarray, R: np.ndarray) -> float:
+    """One coordinate-descent sweep over the rows of X (in place); returns the squared distance moved.
+
+    The columns of X are independent, so a column block is swept alone (the partitioned backend).
+    """
+    diag = np.diag(G)
+    moved = 0.0
+    for k in range(X.shape[0]):
+        if diag[k] <= 0:
+            continue
+        new = X[k] + (R[k] - G[k] @ X) / diag[k]
+        np.maximum(new, 0.0, out=new)
+        d = new - X[k]
+        moved += float(d @ d)
+        X[k] = new
+    return moved
+
+
+def hals_stop(moved: float, first: float) -> bool:
+    """Sweeps stop once one moves X by at most 1 % of the first sweep (or the first did not move)."""
+    return moved <= 0.01 * first or first == 0
+
+
 def _hals_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, max_sweeps: int) -> np.ndarray:
     """Coordinate-descent sweeps over the rows of X (in place); repeats while a sweep still moves X a lot."""
-    K = X.shape[0]
-    diag = np.diag(G).copy()
     first = None
     for _ in range(max_sweeps):
-        moved = 0.0
-        for k in range(K):
-            if diag[k] <= 0:
-                continue
-            new = X[k] + (R[k] - G[k] @ X) / diag[k]
-            np.maximum(new, 0.0, out=new)
-            d = new - X[k]
-            moved += float(d @ d)
-            X[k] = new
+        moved = hals_sweep(X, G, R)
         if first is None:
             first = moved
-        if moved <= 0.01 * first or first == 0:
+        if hals_stop(moved, first):
             break
     return X
 
