@@ -72,7 +72,7 @@ def perturb(
     distribution: Annotated[str | None, typer.Option(help="Noise distribution: uniform or normal.")] = None,
     sigma: Annotated[float | None, typer.Option(help="Sigma of multiplicative noise or projection entries.")] = None,
     kind: Annotated[str | None, typer.Option(help="Projection kind: arp, arpo, rpa, rpoa.")] = None,
-    components: Annotated[int | None, typer.Option(help="Inner dimension K (nmf).")] = None,
+    components: Annotated[int | None, typer.Option(help="Inner dimension K (nmf; --rank also sets it).")] = None,
     keep: Annotated[int | None, typer.Option(help="Final dimension r <= K of H[:, :r] W[:r] (nmf).")] = None,
     nmf_solver: Annotated[str | None, typer.Option("--nmf-solver", help="NMF solver: hals, pg, mu, als.")] = None,
 
@@ -111,6 +111,8 @@ def perturb(
 
     named = {"rank": rank, "solver": solver, "strategy": strategy, "eps_u": eps_u, "eps_v": eps_v,
              "alpha": alpha, "scale": scale, "distribution": distribution, "sigma": sigma, "kind": kind}
+    if method == "nmf" and components is None:  # --rank k names NMF's inner dimension too
+        components, named["rank"] = rank, None
     named |= {"components": components, "keep": keep, "solver": nmf_solver if method == "nmf" else solver}
 
     named |= {"n_components": (int(dims) if dims is not None and dims.isdigit() else dims),
