@@ -308,8 +308,25 @@ def stream_update(
     force: bool = False,
     sep: str | None = None,
     wait: float = 0.0,
+    backend: str = "numpy",
+    scheduler: str | None = None,
 ) -> StreamResult:
-    """Absorb new rows; write the append release (``output``), the refresh release (``refresh_all``), or both."""
+    """Absorb new rows; write the append release (``output``), the refresh release (``refresh_all``), or both.
+
+    ``backend='dask'`` reads the batch partition by partition (Parquet files, a directory or a glob, or a
+    large CSV) and writes the new rows' release as a directory of Parquet files; see
+    :mod:`ppdm.backends._stream`.
+    """
+    if backend != "numpy" or scheduler is not None:
+        from ppdm.backends import check_backend, load
+
+        if check_backend(backend) == "numpy":
+            raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
+        load(backend)  # a clear message when the extra is missing
+        from ppdm.backends._stream import stream_update as run
+
+        return run(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep,  # type: ignore
+                   wait=wait, scheduler=scheduler)
     t0 = time.perf_counter()
     inputs = [state] + ([batch] if isinstance(batch, (str, os.PathLike)) else [])
     out_path, all_path = _outputs([(output, "output"), (refresh_all, "refresh output")], inputs, force)

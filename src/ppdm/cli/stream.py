@@ -100,6 +100,11 @@ def register(app: typer.Typer) -> None:
         force: ForceOpt = False,
         sep: SepOpt = None,
         as_json: JsonOpt = False,
+        backend: Annotated[str, typer.Option(
+            help="numpy (in memory) or dask (the batch partition by partition; -o is a directory of Parquet files)."
+        )] = "numpy",
+        scheduler: Annotated[str | None, typer.Option(
+            help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
     ) -> None:
         """Absorb new rows; release them (-o), the whole table (--refresh-all), or both."""
         from ppdm.exceptions import ParameterError
@@ -107,7 +112,8 @@ def register(app: typer.Typer) -> None:
 
         if output is None and refresh_all is None:
             raise ParameterError("give -o FILE (new rows), --refresh-all FILE (whole table), or both")
-        res = stream_update(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep, wait=wait)
+        res = stream_update(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep, wait=wait,
+                            backend=backend, scheduler=scheduler)
         s = res.summary
         _print(s, as_json, [f"absorbed {s['n_new_rows']} rows: {_counts(s)} ({s['seconds']:.2f} s)"]
                + [f"wrote {p}" for p in res.written[:-1]])
