@@ -44,7 +44,8 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 from ppdm.backends._blockwise import ColumnStats, Hidden, PartitionRelease, scaled_gram, scaler_from_stats
 from ppdm.exceptions import InputError, OutputError, ParameterError, PPDMError
 
-__all__ = ["connect", "open_table", "perturb", "evaluate", "value_metrics", "lloyd_kmeans", "kmeans_accuracy"]
+__all__ = ["connect", "open_table", "perturb", "evaluate", "value_metrics", "lloyd_kmeans", "kmeans_accuracy",
+           "linkage_sample"]
 
 _GRAM_SIDE = 4096  # as the in-memory backend: the Gram route while the small side stays below this
 _CSV_BLOCKSIZE = "64MB"
@@ -776,41 +777,115 @@ def kmeans_accuracy(X: Any, y: Any, *, n_clusters: int | None = None, normalize:
     return 100.0 * matched_accuracy(labels, y)
 
 
-def evaluate(original: Any, release: Any, *, label: str | None = None, columns: Sequence[str] | None = None,
-             rank_mode: str = "sort_index", utility: Sequence[str] = ("kmeans",), scheduler: str | None = None,
-             sep: str | None = None) -> dict[str, Any]:
-    """Value distortion (RE, RP, RK, CP, CK) and K-means utility of a release, partition by partition.
+def _float_block(df: pd.DataFrame) -> np.ndarray:
+    return df.to_numpy(dtype=np.float64)
 
-    Rows are matched by position (a dask release keeps the row order of its input). Columns default to
-    the numeric columns both tables share, except ``label``. Pairwise pattern metrics and SVM accuracy
-    are not computed here; run :func:`ppdm.pipeline.evaluate` on a sample for them.
+
+def _frame_array(ddf: dd.DataFrame, client: Any) -> da.Array:
+    """A float64 array of a frame's partitions, as they are (``to_dask_array(lengths=True)`` may count the
+    partitions of an optimised Parquet read, which can merge small files, and then disagree with them)."""
+    parts = ddf.to_delayed()
+    lengths = _compute([dask.delayed(len, pure=False)(p) for p in parts], "partition lengths", client)
+    m = len(ddf.columns)
+    return da.concatenate([da.from_delayed(dask.delayed(_float_block, pure=False)(p), shape=(L, m), dtype=np.float64)
+                           for p, L in zip(parts, lengths, strict=True)], axis=0)
+
+
+def _id_hash(df: pd.DataFrame, col: str) -> np.ndarray:
+    return pd.util.hash_pandas_object(df[col].astype(str), index=False).to_numpy()
+
+
+LINKAGE_SAMPLE = 2000  #: rows in the record-linkage sample of :func:`evaluate` (about; see there)
+
+
+def _sample_block(A: np.ndarray, B: np.ndarray, start: int, seed: int, frac: float) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of a block kept by the position-keyed draw (``u < frac``, ``u`` from the chunked stream)."""
+    from ppdm.backends._blockwise import noise_rows
+
+    u = noise_rows(seed, start, start + len(A), 1, lambda rng, shape: rng.random(shape))[:, 0]
+    keep = u < frac
+    return A[keep], B[keep]
+
+
+def linkage_sample(A: da.Array, B: da.Array, size: int, seed: int, client: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded sample of matching rows of ``A`` and ``B``, gathered on the client.
+
+    Row ``i`` is kept when its uniform draw is below ``size / n``; the draws come from the chunked stream
+    of :func:`ppdm.backends._blockwise.noise_rows` (chunk ``c`` from ``SeedSequence(seed,
+    spawn_key=(c,))``), so the sample depends on the seed and the row positions only, not on how the
+    tables are partitioned. Its size is about ``size`` (binomial); the caller reports the actual size.
+    """
+    n = A.shape[0]
+    frac = min(1.0, size / n) if n else 0.0
+    starts = np.cumsum([0, *A.chunks[0][:-1]])
+    tasks = [dask.delayed(_sample_block, pure=False)(a, b, int(s0), seed, frac)
+             for a, b, s0 in zip(A.to_delayed(optimize_graph=False).ravel(),
+                                 B.to_delayed(optimize_graph=False).ravel(), starts, strict=True)]
+    parts = _compute(tasks, "linkage sample", client)
+    return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
+
+
+def evaluate(original: Any, release: Any, *, label: str | None = None, id: str | None = None,
+             columns: Sequence[str] | None = None, rank_mode: str = "sort_index",
+             utility: Sequence[str] = ("kmeans",), linkage: int | None = LINKAGE_SAMPLE, seed: int = 0,
+             scheduler: str | None = None, sep: str | None = None) -> dict[str, Any]:
+    """Value distortion (RE, RP, RK, CP, CK), K-means utility and record linkage of a release, partitioned.
+
+    Rows are matched by position (a dask release keeps the row order of its input); with ``id`` the two
+    id columns must agree row by row. Columns default to the numeric columns both tables share, except
+    ``id`` and ``label``. Record linkage (:func:`ppdm.attacks.linkage_rates`, the population attacker) runs
+    in memory on a seeded sample of about ``linkage`` rows (:func:`linkage_sample`; ``None`` or 0: skip):
+    each sampled released row is linked to its nearest sampled original, so chance is one over the sample
+    size, stated in the result. Pairwise pattern metrics and SVM accuracy are not computed here; run
+    :func:`ppdm.pipeline.evaluate` with ``sample=`` for them.
     """
     from ppdm.utils.validation import check_choice
 
     for name in utility:
         check_choice(name, "utility", ("kmeans",))
+    if linkage is not None and linkage < 0:
+        raise ParameterError(f"the linkage sample size must be positive; got {linkage}")
     with connect(scheduler) as conn:
         a, ha = open_table(original, sep=sep)
         b, hb = open_table(release, sep=sep)
         for name, head in (("original", ha), ("release", hb)):
-            if label is not None and label not in head.columns:
-                raise InputError(f"--label column '{label}' is missing from the {name} table")
+            for flag, col in (("--label", label), ("--id", id)):
+                if col is not None and col not in head.columns:
+                    raise InputError(f"{flag} column '{col}' is missing from the {name} table")
         if columns is None:
-            columns = [c for c in hb.columns if c in ha.columns and c != label
+            columns = [c for c in hb.columns if c in ha.columns and c not in (label, id)
                        and pd.api.types.is_numeric_dtype(ha[c]) and pd.api.types.is_numeric_dtype(hb[c])]
         missing = [c for c in columns if c not in ha.columns or c not in hb.columns]
         if not columns or missing:
             raise InputError("the tables share no numeric column to compare (or a named column is missing); "
                              "check the files or --columns")
-        A = a[list(columns)].to_dask_array(lengths=True)
-        B = b[list(columns)].to_dask_array(lengths=True)
+        A = _frame_array(a[list(columns)], conn["client"])
+        B = _frame_array(b[list(columns)], conn["client"])
         if A.shape[0] != B.shape[0]:
             raise InputError(f"original has {A.shape[0]} rows and release {B.shape[0]}; compare matching tables")
+        if id is not None:  # row-by-row agreement, 8 bytes per row on the client
+            ia, ib = (np.concatenate(_compute([dask.delayed(_id_hash, pure=False)(p, id) for p in t[[id]].to_delayed()],
+                                              "ids", conn["client"])) for t in (a, b))
+            if not np.array_equal(ia, ib):
+                raise InputError(f"the id columns ('{id}') differ row by row; the dask backend matches rows by "
+                                 "position: sort both tables alike")
         client = conn["client"]
         result: dict[str, Any] = {"n_rows": int(A.shape[0]), "columns": list(columns), "rank_mode": rank_mode,
-                                  "value": value_metrics(A, B, rank_mode, client=client)}
+                                  "backend": "dask", "value": value_metrics(A, B, rank_mode, client=client)}
         if label is not None and utility:
             y = a[label].compute().to_numpy()
             result["utility"] = {"kmeans_pct": {"original": kmeans_accuracy(A, y, client=client),
                                                 "release": kmeans_accuracy(B, y, client=client)}}
+        if linkage:
+            from ppdm.attacks import linkage_rates
+
+            A2 = as_array(A)
+            As, Bs = linkage_sample(A2, as_array(B).rechunk(A2.chunks), int(linkage), seed, client)
+            n = int(A.shape[0])
+            if len(As) < 2:
+                raise InputError(f"the linkage sample has {len(As)} row(s); raise --sample (the table has {n} rows)")
+            result["linkage"] = linkage_rates(As, Bs) | {
+                "sample": f"seeded sample of {len(As)} of {n} rows (each row kept with probability "
+                          f"{min(1.0, linkage / n):.3g} by its position, seed {seed})",
+                "n_sample": len(As)}
     return result

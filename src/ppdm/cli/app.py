@@ -144,21 +144,36 @@ def evaluate(
     columns: ColumnsOpt = None,
     rank_mode: Annotated[str, typer.Option(help="RP/CP rank convention: sort_index or rank.")] = "sort_index",
     normalize: Annotated[str | None, typer.Option(help="Pattern metrics on range-normalised data: range.")] = None,
-    utility: Annotated[str, typer.Option(
-        help="Comma-separated utility measures: kmeans, svm, suite (k-NN, SVM kernels, clusterings, NP/CC) or all."
-    )] = "kmeans,svm",
+    utility: Annotated[str | None, typer.Option(
+        help="Comma-separated utility measures: kmeans, svm, suite (k-NN, SVM kernels, clusterings, NP/CC) or all "
+             "(default kmeans,svm; with --backend dask only kmeans)."
+    )] = None,
     tests: Annotated[bool, typer.Option("--tests", help="Paired t-tests of the utility suite's trials.")] = False,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")] = False,
+    backend: Annotated[str, typer.Option(
+        help="numpy (in memory) or dask (partitioned: value metrics and K-means on every row, record linkage on "
+             "a seeded sample of --sample rows, default 2000).")] = "numpy",
+    scheduler: Annotated[str | None, typer.Option(
+        help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
 ) -> None:
     """Distortion (RE, RP, RK, CP, CK, DistVal, ...) and utility of a release against its original."""
+    from ppdm.backends import check_backend
+    from ppdm.exceptions import ParameterError
     from ppdm.pipeline import evaluate as run
 
+    if check_backend(backend) == "dask":
+        _evaluate_dask(original, release, id=id, label=label, columns=columns, rank_mode=rank_mode,
+                       normalize=normalize, utility=utility, tests=tests, sample=sample, seed=seed, sep=sep,
+                       as_json=as_json, scheduler=scheduler)
+        return
+    if scheduler is not None:
+        raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
     res = run(original, release, id=id, label=label, columns=split_list(columns), rank_mode=rank_mode,
-              normalize=normalize, utility=split_list(utility) or (), seed=seed, sep=sep, tests=tests,
-              sample=sample)
+              normalize=normalize, utility=split_list(utility or "kmeans,svm") or (), seed=seed, sep=sep,
+              tests=tests, sample=sample)
     if as_json:
         print(json.dumps(res, indent=2))
         return
@@ -184,6 +199,46 @@ def evaluate(
     c = _console()
     c.print(t)
     c.print(f"pairwise metrics: {res['pattern']['pairs']}")
+
+
+def _evaluate_dask(original: str, release: str, *, id: str | None, label: str | None, columns: str | None,
+                   rank_mode: str, normalize: str | None, utility: str | None, tests: bool, sample: int | None,
+                   seed: int, sep: str | None, as_json: bool, scheduler: str | None) -> None:
+    """``ppdm evaluate --backend dask``: value metrics, K-means and sampled record linkage."""
+    from ppdm.backends import load
+    from ppdm.exceptions import ParameterError
+
+    names = split_list(utility) or [] if utility is not None else ["kmeans"]
+    other = [u for u in names if u != "kmeans"]
+    if other or tests or normalize is not None:
+        what = ", ".join(other) or ("--tests" if tests else "--normalize")
+        raise ParameterError(f"{what} is not available with --backend dask (value metrics, K-means and record "
+                             "linkage are); evaluate a sample with --backend numpy --sample N")
+    res = load("dask").evaluate(original, release, id=id, label=label, columns=split_list(columns),
+                                rank_mode=rank_mode, utility=names, seed=seed, sep=sep, scheduler=scheduler,
+                                **({} if sample is None else {"linkage": sample}))
+    if as_json:
+        print(json.dumps(res, indent=2))
+        return
+    from rich.table import Table
+
+    from ppdm.metrics import METRICS
+
+    t = Table(title=f"release vs original ({res['n_rows']} rows, {len(res['columns'])} columns, dask)")
+    for c in ("metric", "value", "meaning"):
+        t.add_column(c, justify="right" if c == "value" else "left")
+    for k, v in res["value"].items():
+        t.add_row(k.upper(), f"{v:.4f}", METRICS[k].description)
+    for k, v in res.get("utility", {}).items():
+        t.add_row(k, f"{v['release']:.2f}", f"original {v['original']:.2f}")
+    link = res.get("linkage")
+    if link is not None:
+        for space, rate in link["rates"].items():
+            t.add_row(f"linkage {space}", f"{100 * rate:.1f} %", f"chance {100 * link['chance']:.2f} %")
+    c = _console()
+    c.print(t)
+    if link is not None:
+        c.print(f"record linkage on a {link['sample']}")
 
 
 @app.command()
