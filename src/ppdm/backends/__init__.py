@@ -6,20 +6,16 @@ This module never imports dask; :func:`load` imports :mod:`ppdm.backends._dask` 
 
 What the dask backend covers today: thin SVD (blockwise Gram reduction for tall-skinny data, TSQR or
 compressed randomized SVD otherwise), sparsified SVD, structural partition, additive and
-multiplicative noise, column projections and rotation, K-means and the value distortion metrics.
+multiplicative noise, column projections and rotation, NMF (``hals``, ``mu``, ``als``;
+:mod:`ppdm.backends._nmf`), stream updates of append-only and refresh-capable states
+(:mod:`ppdm.backends._stream`), K-means, the value distortion metrics and record linkage on a seeded
+sample (:func:`ppdm.backends._dask.evaluate`).
 
 Extending it (the pattern every partitioned mechanism follows): a pass is a list of per-partition
 tasks ``f(partition_df, ...)`` returning small mergeable results, combined on the client; the release
 is one :class:`ppdm.backends._blockwise.PartitionRelease` applied to each partition with the global
-position of its first row.
-
-* NMF (ALS or multiplicative updates): keep ``W`` per partition on the workers (persisted, as
-  ``_dask.lloyd_kmeans`` keeps its blocks), reduce ``W^T X`` and ``W^T W`` (``k x m``, ``k x k``) per
-  iteration, update ``H`` on the client; a branch in ``_dask._Fitter.fit``.
-* Append mode: load the state, release new partitions with ``PartitionRelease`` and a start offset of
-  ``n_samples_seen_`` (the noise stream continues by row position).
-* Record linkage: draw a seeded per-partition sample (``SeedSequence(seed, spawn_key=(partition,))``),
-  gather it and run the in-memory attack on it, stating the sample size.
+position of its first row. Iterative methods keep per-partition state on the workers (futures, as the
+NMF factor rows) and exchange only small reductions per iteration.
 """
 
 from __future__ import annotations
