@@ -139,7 +139,7 @@ def run_nmf(n: int = 500_000, m: int = 20, k: int = 5, solver: str = "mu", iters
     return dev <= 1e-8
 
 
-def run_stream(n0: int = 200_000, q: int = 1_000_000, m: int = 50, k: int = 10) -> bool:
+def run_stream(n0: int = 250_000, q: int = 1_000_000, m: int = 50, k: int = 10) -> bool:
     """Stream update of a q-row Parquet batch on both backends (append-only state, z-scored)."""
     from ppdm.streaming import stream_init, stream_update
 
@@ -171,7 +171,8 @@ def run_stream(n0: int = 200_000, q: int = 1_000_000, m: int = 50, k: int = 10) 
         dev = float(np.abs(A - B).max() / np.abs(A).max())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"stream update of {q} x {m} (rank {k}): in-memory {t_np:.1f} s, dask {t_dk:.1f} s "
+    print(f"stream update of {res.summary['n_new_rows']} x {m} (rank {k}, {n0} rows absorbed before): "
+          f"in-memory {t_np:.1f} s, dask {t_dk:.1f} s "
           f"({conn['cluster']}, {res.summary['n_partitions']} partitions); max relative deviation {dev:.1e}")
     return dev <= 1e-8
 
@@ -184,10 +185,11 @@ if __name__ == "__main__":
     ap.add_argument("--skip-small", action="store_true", help="skip the 2,000,000-row comparison")
     ap.add_argument("--nmf", action="store_true", help="also time NMF (mu) on both backends")
     ap.add_argument("--stream", action="store_true", help="also time a stream update on both backends")
+    ap.add_argument("--nmf-solver", default="mu", help="NMF solver of --nmf (hals, mu, als)")
     args = ap.parse_args()
     ok = True if args.skip_small else run(args.rows)
     if args.nmf:
-        ok = run_nmf() and ok
+        ok = run_nmf(solver=args.nmf_solver) and ok
     if args.stream:
         ok = run_stream() and ok
     if args.big:

@@ -130,8 +130,12 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
             key = schema.id
             if key is not None and key in head.columns:
                 _check_ids(ddf, key, stream.passthrough, client)
-            res = bk._compute([bk.dask.delayed(bk._part_stats, pure=False)(p, released, None, ())
-                               for p in ddf[released].to_delayed()], "batch statistics", client)
+            try:
+                res = bk._compute([bk.dask.delayed(bk._part_stats, pure=False)(p, released, None, ())
+                                   for p in ddf[released].to_delayed()], "batch statistics", client)
+            except (ValueError, TypeError) as e:
+                raise InputError(f"a partition of the new batch could not be read as numbers ({type(e).__name__}); "
+                                 "check that the released columns hold numbers only") from None
             total = res[0][0]
             for r in res[1:]:
                 total = total.merge(r[0])
