@@ -117,3 +117,16 @@ def test_repeated_ids_in_a_partitioned_batch_are_refused(tmp_path: Path) -> None
         stream_update(tmp_path / "s.state", str(src), output=tmp_path / "new", backend="dask",
                       scheduler="synchronous")
     assert (tmp_path / "s.state").read_bytes() == before and not (tmp_path / "new").exists()
+
+
+def test_ids_already_absorbed_are_refused(tmp_path: Path) -> None:
+    from ppdm.exceptions import InputError
+
+    df = make_table(n=700).drop(columns=["site"])
+    stream_init(df.iloc[:300], state=tmp_path / "s.state", rank=2, id="pid", label="y")
+    src = _parquet_parts(df.iloc[290:500], tmp_path / "batch", k=2)  # ten rows were absorbed already
+    before = (tmp_path / "s.state").read_bytes()
+    with pytest.raises(InputError, match="already absorbed"):
+        stream_update(tmp_path / "s.state", str(src), output=tmp_path / "new", backend="dask",
+                      scheduler="synchronous")
+    assert (tmp_path / "s.state").read_bytes() == before and not (tmp_path / "new").exists()
