@@ -246,8 +246,17 @@ def reproduce(
     table: Annotated[str | None, typer.Argument(help="Reproduction id (see --list).")] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the available reproductions.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the cells as JSON.")] = False,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Directory for the reproduction's tidy tables (CSV) and figures (PNG), where it has any.")
+    ] = None,
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help="Directory of extra data sets (<name>.csv, class last) for reproductions that use them.")
+    ] = None,
+    trials: Annotated[int | None, typer.Option("--trials", help="Trials per cell, for randomised sweeps.")] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Recompute a published table and compare it cell by cell (exit 1 when a deterministic cell fails)."""
+    from ppdm.exceptions import OutputError
     from ppdm.experiments import REPRODUCTIONS, run_reproduction
 
     if list_ or table is None:
@@ -255,13 +264,34 @@ def reproduce(
         for k, r in REPRODUCTIONS.items():
             c.print(f"[bold]{k}[/]  {r.title}")
         return
-    report = run_reproduction(table)
+    if out is not None and not out.is_dir():
+        raise OutputError(f"output directory '{out}' does not exist; create it first")
+    report = run_reproduction(table, data_dir=data_dir, trials=trials)
+    if out is not None:
+        _write_artifacts(report, out, force)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         report.print(_console())
     if not report.passed:
         raise typer.Exit(1)
+
+
+def _write_artifacts(report: Any, out: Path, force: bool) -> None:
+    """Every table and figure, each written atomically; all paths are checked before the first write."""
+    from ppdm.data.io import atomic_write, check_output_path, write_table
+    from ppdm.exceptions import OutputError
+
+    names = list(report.tables) + list(report.figures)
+    if not names:
+        raise OutputError(f"reproduction '{report.id}' has no tables or figures to write; drop --out")
+    for n in names:
+        check_output_path(out / n, force=force)
+    for n, df in report.tables.items():
+        write_table(df, out / n)
+    for n, png in report.figures.items():
+        with atomic_write(out / n) as f:
+            f.write(png)
 
 
 @app.command("list")

@@ -6,6 +6,7 @@ from ppdm.exceptions import ParameterError
 from ppdm.experiments import (
     alotaibi2015_attacks,
     alotaibi2015_nmds,
+    alotaibi2015_sweeps,
     alotaibi2015_utility,
     wang2008,
     wang2008_nmf,
@@ -63,11 +64,21 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-tables-4-3-4-4",
                      "PCA-attack eigen matching distances at p = n-1 on Wine, BCW, Iris (Tables 4.3 / 4.4)",
                      alotaibi2015_attacks.tables_4_3_4_4),
+        Reproduction("alotaibi2015-figs-4-12-4-18-4-19",
+                     "stress and attack privacy against p for RP, PCA, SVD, NMDS, DCT (Figs 4.12, 4.18, 4.19)",
+                     alotaibi2015_sweeps.figs_4_12_4_18_4_19, slow=True, options=("data_dir", "trials")),
     )
 }
 
 
-def run_reproduction(id: str) -> ReproductionReport:
+def run_reproduction(id: str, **options: object) -> ReproductionReport:
+    """Run a reproduction; ``options`` (None values ignored) must be among those it declares."""
     if id not in REPRODUCTIONS:
         raise ParameterError(f"unknown reproduction '{id}'; see `ppdm reproduce --list`")
-    return REPRODUCTIONS[id].run()
+    r = REPRODUCTIONS[id]
+    given = {k: v for k, v in options.items() if v is not None}
+    bad = sorted(set(given) - set(r.options))
+    if bad:
+        names = ", ".join("--" + b.replace("_", "-") for b in bad)
+        raise ParameterError(f"reproduction '{id}' takes no {names}")
+    return r.run(**given)

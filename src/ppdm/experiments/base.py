@@ -42,6 +42,9 @@ class ReproductionReport:
     title: str
     cells: list[Cell] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: extra outputs written by ``ppdm reproduce --out DIR``: file name -> tidy table / PNG bytes
+    tables: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, bytes] = field(default_factory=dict)
 
     def add(self, row: str, column: str, computed: float, published: float | None, tol: float | None,
             kind: str = "exact", note: str = "") -> None:
@@ -93,8 +96,10 @@ class ReproductionReport:
 class Reproduction:
     id: str
     title: str
-    run: Callable[[], ReproductionReport]
+    run: Callable[..., ReproductionReport]
     slow: bool = False
+    #: keyword options ``run`` accepts (``ppdm reproduce --data-dir/--trials``)
+    options: tuple[str, ...] = ()
 
 
 def _ref(name: str):  # type: ignore[no-untyped-def]
