@@ -13,6 +13,7 @@ Two layouts share one interface (``evaluate`` / ``accept`` / ``gradient`` / ``fi
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -29,11 +30,18 @@ CONDENSED_BYTES_PER_PAIR = 120.0
 #: row indices are 16-bit halves of the key
 MAX_SORTED_N = 65_535
 _FLOAT32_FROM = 4_000_000  # pairs at and above which the work values are float32
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18  # pairs per PAV segment
+_ROWS_CHUNK = 1 << 16  # pairs per chunk of the distance and gradient passes (temporaries stay in cache)
+_LITTLE = sys.byteorder == "little"
 
 
 def _stress(s: float, t: float) -> float:
     return float(np.sqrt(s / t)) if t > 0 else 0.0
+
+
+def _dot(x: np.ndarray, y: np.ndarray) -> float:
+    # einsum, not BLAS: a threaded BLAS dot per chunk stalls on a busy machine
+    return float(np.einsum("i,i->", x, y))
 
 
 def _knot_positions(M: int, knots: int) -> np.ndarray:
@@ -120,20 +128,17 @@ class SortedPairs:
         self.xx = 0.0
         for a, b in self._chunks():
             x = self.delta(a, b).astype(np.float64)
-            self.xx += float(x @ x)
-        self.tie_lo, self.tie_hi = self._tie_groups()
+            self.xx += _dot(x, x)
         self.segments = self._segments()
         self.s_ = self.t_ = 0.0
 
     # -- layout ------------------------------------------------------------------------------------------
 
     def _build_keys(self, P: Any, n: int) -> np.ndarray:
-        from ppdm.distances.pairwise import _BLOCK_ELEMENTS
-
         key = np.empty(self.M, dtype=np.uint64)
         pos, a = 0, 0
         while a < n - 1:
-            b = min(n - 1, a + max(1, _BLOCK_ELEMENTS // max(n - a, 1)))
+            b = min(n - 1, a + max(1, _ROWS_CHUNK * 8 // max(n - a, 1)))  # small blocks: small temporaries
             blk = P.block(P.rows(a, b), P.rows(a, n))
             r, c = np.nonzero(np.triu(np.ones(blk.shape, dtype=bool), k=1))
             # + 0.0 turns -0.0 into +0.0: non-negative float32 bit patterns sort like the floats
@@ -151,84 +156,82 @@ class SortedPairs:
 
     def delta(self, a: int, b: int) -> np.ndarray:
         """Dissimilarities of sorted positions ``[a, b)`` (float32)."""
+        if _LITTLE:  # a strided view of the keys' upper halves: no arithmetic, no copy
+            return self.key[a:b].view(np.float32)[1::2]
         return (self.key[a:b] >> np.uint64(32)).astype(np.uint32).view(np.float32)
 
     def pairs(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Row indices ``i < j`` of sorted positions ``[a, b)``."""
+        if _LITTLE:
+            k16 = self.key[a:b].view(np.uint16)
+            return k16[1::4].astype(np.intp), k16[0::4].astype(np.intp)
         lo = self.key[a:b] & np.uint64(0xFFFFFFFF)
         return (lo >> np.uint64(16)).astype(np.intp), (lo & np.uint64(0xFFFF)).astype(np.intp)
 
-    def _tie_groups(self) -> tuple[np.ndarray, np.ndarray]:
-        """``[lo, hi)`` of every run of two or more equal dissimilarities."""
-        los: list[np.ndarray] = []
-        his: list[np.ndarray] = []
-        prev_eq, prev_last = False, None
-        for a, b in self._chunks():
-            x = self.delta(a, b)
-            head = np.array([prev_last == x[0]]) if prev_last is not None else np.array([False])
-            eq = np.concatenate([head, x[1:] == x[:-1]])  # eq[t]: position a + t equals its predecessor
-            step = np.diff(np.concatenate([[prev_eq], eq]).astype(np.int8))
-            los.append(np.flatnonzero(step == 1) + a - 1)
-            his.append(np.flatnonzero(step == -1) + a)
-            prev_eq, prev_last = bool(eq[-1]), x[-1]
-        if prev_eq:
-            his.append(np.array([self.M]))
-        lo = np.concatenate(los).astype(np.int64) if los else np.empty(0, np.int64)
-        hi = np.concatenate(his).astype(np.int64) if his else np.empty(0, np.int64)
-        return lo, hi
-
-    def _segments(self) -> list[tuple[int, int]]:
-        """Chunks of the PAV pass, widened so that no tie group is cut."""
+    def _segments(self) -> list[tuple[int, int, bool]]:
+        """Chunks of the PAV pass, widened so that no tie group is cut, each with a flag: holds ties."""
         out, a = [], 0
         while a < self.M:
             b = min(self.M, a + self.chunk)
-            g = int(np.searchsorted(self.tie_lo, b, side="right")) - 1
-            if g >= 0 and self.tie_lo[g] < b < self.tie_hi[g]:
-                b = int(self.tie_hi[g])
-            out.append((a, b))
+            if b < self.M and self.key[b] >> np.uint64(32) == self.key[b - 1] >> np.uint64(32):
+                # the first key above this dissimilarity's bit pattern ends its tie group
+                nxt = ((self.key[b] >> np.uint64(32)) + np.uint64(1)) << np.uint64(32)
+                b = int(np.searchsorted(self.key, nxt, side="left"))
+            x = self.delta(a, b)
+            out.append((a, b, bool(np.any(x[1:] == x[:-1]))))
             a = b
         return out
 
     def _rows_chunk(self, p: int) -> int:
-        return max(1 << 14, min(self.chunk, (1 << 22) // max(p, 1)))
+        return max(1 << 12, min(self.chunk, _ROWS_CHUNK // max(1, p // 4)))
 
     # -- distances, disparities, gradient --------------------------------------------------------------
 
-    def _distances(self, Y: np.ndarray) -> float:
+    def _distances(self, Yt: np.ndarray) -> float:
         t = 0.0
-        for a, b in self._chunks(self._rows_chunk(Y.shape[1])):
+        for a, b in self._chunks(self._rows_chunk(Yt.shape[0])):
             i, j = self.pairs(a, b)
-            diff = Y[i] - Y[j]
-            d = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-            self.buf[a:b] = d
+            d2 = np.zeros(b - a)
+            for y in Yt:  # one coordinate at a time: 1-D gathers are several times faster than row gathers
+                dk = y[i]
+                dk -= y[j]
+                dk *= dk
+                d2 += dk
+            self.buf[a:b] = np.sqrt(d2, out=d2)
             dd = self.buf[a:b].astype(np.float64)
-            t += float(dd @ dd)
+            t += _dot(dd, dd)
         return t
 
     def _sort_ties(self, a: int, b: int, d: np.ndarray) -> np.ndarray:
-        """Primary approach: order the distances within each tie group of ``[a, b)`` (pairs follow)."""
-        g0 = int(np.searchsorted(self.tie_lo, a, side="left"))
-        g1 = int(np.searchsorted(self.tie_lo, b, side="left"))
-        if g1 <= g0:
+        """Primary approach: order the distances within each tie group of ``[a, b)`` (pairs follow).
+
+        The keys keep the order of the last call, so the groups are nearly sorted and the stable
+        (merge-based) sort is close to linear.
+        """
+        x = self.delta(a, b)
+        same = x[1:] == x[:-1]
+        bad = np.flatnonzero(same & (d[1:] < d[:-1])) + 1  # members out of order within their group
+        if not bad.size:
             return d
-        lo, hi = self.tie_lo[g0:g1] - a, self.tie_hi[g0:g1] - a
-        sizes = hi - lo
-        pos = np.repeat(lo - np.cumsum(np.concatenate([[0], sizes[:-1]])), sizes) + np.arange(sizes.sum())
+        gid = np.cumsum(np.concatenate([[True], ~same]))  # group number (1-based) of every position
+        unsorted = np.zeros(int(gid[-1]) + 1, dtype=bool)
+        unsorted[gid[bad]] = True
+        pos = np.flatnonzero(unsorted[gid])  # only the groups that need it are re-sorted
+        gid = gid[pos].astype(np.float64)
         sub = d[pos]
         top = float(sub.max())
-        # group id + distance scaled into [0, 1): one sort orders by group, then by distance
-        bid = np.repeat(np.arange(sizes.size, dtype=np.float64), sizes)
-        perm = np.argsort(bid + (sub / (top * (1 + 1e-9)) if top > 0 else 0.0), kind="stable")
+        # group number + distance scaled into [0, 1): one sort orders by group, then by distance
+        perm = np.argsort(gid + (sub / (top * (1 + 1e-9)) if top > 0 else 0.0), kind="stable")
         d[pos] = sub[perm]
         keys = self.key[a:b]
         keys[pos] = keys[pos][perm]
         return d
 
-    def _level1(self, a: int, b: int, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _level1(self, a: int, b: int, d: np.ndarray, tied: bool) -> tuple[np.ndarray, np.ndarray]:
         """PAV of one segment: its block means and sizes (pooling within a segment is final)."""
         from scipy.optimize import isotonic_regression
 
-        if self.ties == "secondary":
+        if tied and self.ties == "secondary":
             x = self.delta(a, b)
             starts = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]]))
             counts = np.diff(np.append(starts, b - a))
@@ -245,12 +248,12 @@ class SortedPairs:
         from scipy.optimize import isotonic_regression
 
         means, sizes = [], []
-        for a, b in self.segments:
+        for a, b, tied in self.segments:
             d = self.buf[a:b].astype(np.float64)
-            if self.ties == "primary" and self.tie_lo.size:
+            if tied and self.ties == "primary":
                 d = self._sort_ties(a, b, d)
                 self.buf[a:b] = d
-            m, c = self._level1(a, b, d)
+            m, c = self._level1(a, b, d, tied)
             means.append(m)
             sizes.append(c.astype(np.int64))
         # merging the segments' blocks by a weighted PAV gives the PAV of the whole sequence
@@ -259,32 +262,32 @@ class SortedPairs:
         del means
         V = isotonic_regression(V, weights=W.astype(np.float64)).x if V.size > 1 else V
         s, k = 0.0, 0
-        for (a, b), c in zip(self.segments, sizes, strict=True):
+        for (a, b, _), c in zip(self.segments, sizes, strict=True):
             dhat = np.repeat(V[k:k + c.size], c)
             k += c.size
             r = self.buf[a:b] - dhat
-            s += float(r @ r)
+            s += _dot(r, r)
             self.buf[a:b] = dhat
         return s
 
-    def _fit_ratio(self, Y: np.ndarray, t: float) -> float:
+    def _fit_ratio(self, t: float) -> float:
         """Ratio disparities ``c * delta`` with the least-squares ``c`` (random-start warm-up)."""
         xd = 0.0
         for a, b in self._chunks():
-            xd += float(self.delta(a, b).astype(np.float64) @ self.buf[a:b].astype(np.float64))
+            xd += _dot(self.delta(a, b).astype(np.float64), self.buf[a:b].astype(np.float64))
         c = xd / self.xx if self.xx > 0 else 0.0
         s = 0.0
         for a, b in self._chunks():
             dhat = self.delta(a, b).astype(np.float64) * c
             r = self.buf[a:b] - dhat
-            s += float(r @ r)
+            s += _dot(r, r)
             self.buf[a:b] = dhat
         return s
 
     def evaluate(self, Y: np.ndarray, ratio: bool = False) -> tuple[float, float, float]:
         """Stress-1 of ``Y``; the work array then holds its disparities (there is one current state)."""
-        t = self._distances(Y)
-        s = self._fit_ratio(Y, t) if ratio else self._fit(t)
+        t = self._distances(np.ascontiguousarray(Y.T))
+        s = self._fit_ratio(t) if ratio else self._fit(t)
         self.s_, self.t_ = s, t
         return _stress(s, t), s, t
 
@@ -294,22 +297,33 @@ class SortedPairs:
     def gradient(self, Y: np.ndarray, s: float, t: float) -> np.ndarray:
         """Gradient of stress-1 at the last evaluated ``Y`` (see :func:`ppdm.mds.stress.gradient`)."""
         n, p = Y.shape
-        g = np.zeros((n, p))
+        Yt = np.ascontiguousarray(Y.T)
+        G = np.zeros((p, n))
         for a, b in self._chunks(self._rows_chunk(p)):
             i, j = self.pairs(a, b)
-            diff = Y[i] - Y[j]
-            d = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+            diff = [y[i] - y[j] for y in Yt]
+            d2 = np.zeros(b - a)
+            for dk in diff:
+                d2 += dk * dk
+            d = np.sqrt(d2, out=d2)
             with np.errstate(divide="ignore", invalid="ignore"):
                 c = self.buf[a:b] / d
                 np.subtract(1.0, c, out=c)
                 c /= s
                 c -= 1.0 / t
                 c[d <= 0] = 0.0
-            diff *= c[:, None]
-            for k in range(p):
-                g[:, k] += np.bincount(i, weights=diff[:, k], minlength=n)
-                g[:, k] -= np.bincount(j, weights=diff[:, k], minlength=n)
-        return np.sqrt(s / t) * g
+            for k, dk in enumerate(diff):
+                dk *= c
+                G[k] += np.bincount(i, weights=dk, minlength=n)
+                G[k] -= np.bincount(j, weights=dk, minlength=n)
+        return np.sqrt(s / t) * G.T
+
+    def _exact_distances(self, Yt: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        d2 = np.zeros(i.size)
+        for y in Yt:
+            dk = y[i] - y[j]
+            d2 += dk * dk
+        return np.sqrt(d2)
 
     def square(self) -> np.ndarray:
         """The ``n x n`` matrix of squared dissimilarities (for a classical start)."""
@@ -328,12 +342,12 @@ class SortedPairs:
         self.evaluate(Y)
         M = self.M
         dd, xd = 0.0, 0.0
+        Yt = np.ascontiguousarray(Y.T)
         for a, b in self._chunks(self._rows_chunk(Y.shape[1])):
             i, j = self.pairs(a, b)
-            diff = Y[i] - Y[j]
-            d = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-            dd += float(d @ d)
-            xd += float(self.delta(a, b).astype(np.float64) @ d)
+            d = self._exact_distances(Yt, i, j)
+            dd += _dot(d, d)
+            xd += _dot(self.delta(a, b).astype(np.float64), d)
         pos = _knot_positions(M, knots)
         keep = np.sort(rng.choice(M, sample, replace=False)) if M > sample else np.arange(M)
         key = self.key[keep]
@@ -343,4 +357,4 @@ class SortedPairs:
         kd = (self.key[pos] >> np.uint64(32)).astype(np.uint32).view(np.float32).astype(np.float64)
         return {"dd": dd, "xx": self.xx, "xd": xd, "knot_delta": kd,
                 "knot_fit": self.buf[pos].astype(np.float64),
-                "shepard": (x, np.linalg.norm(Y[i] - Y[j], axis=1), self.buf[keep].copy())}
+                "shepard": (x, self._exact_distances(Yt, i, j), self.buf[keep].copy())}
