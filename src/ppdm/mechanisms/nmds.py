@@ -68,6 +68,8 @@ class NonMetricMDS(Mechanism):
     pair_layout : {'auto', 'condensed', 'sorted'}
         How the pairs are held: condensed (dense row blocks, fastest, ~120 bytes a pair) or sorted by
         dissimilarity (12 bytes a pair, chunked; at most 65,535 rows). 'auto': condensed up to 4,000 rows.
+    max_stored_landmarks : int
+        Landmarks kept (a sample of the fitted ones) to place other and later records against.
     random_state : int, Generator or None
     """
 
@@ -81,7 +83,8 @@ class NonMetricMDS(Mechanism):
                  tol_improve: float = 1e-4, tol_step: float = 1e-4, step: str = "adaptive",
                  step_size: float = 0.2, scale: str = "delta", landmarks: int | None = None,
                  leak_check: bool = True, leak_threshold: float = 0.99, strict: bool = False,
-                 max_memory_gb: float = 20.0, pair_layout: str = "auto", random_state: object = None) -> None:
+                 max_memory_gb: float = 20.0, pair_layout: str = "auto",
+                 max_stored_landmarks: int = 400, random_state: object = None) -> None:
         self.n_components = n_components
         self.dissimilarity = dissimilarity
         self.minkowski_r = minkowski_r
@@ -103,6 +106,7 @@ class NonMetricMDS(Mechanism):
         self.strict = strict
         self.max_memory_gb = max_memory_gb
         self.pair_layout = pair_layout
+        self.max_stored_landmarks = max_stored_landmarks
         self.random_state = random_state
 
     # -- input -------------------------------------------------------------------------------------
@@ -282,7 +286,8 @@ class NonMetricMDS(Mechanism):
             return float(np.sqrt(fin["xx"] / dd))
         return float(fin["xd"] / dd)
 
-    def _store_landmarks(self, data: Any, idx: np.ndarray, Y: np.ndarray, max_keep: int = 400) -> None:
+    def _store_landmarks(self, data: Any, idx: np.ndarray, Y: np.ndarray) -> None:
+        max_keep = int(self.max_stored_landmarks)
         rng = np.random.default_rng(self._seed + 1)
         keep = np.sort(rng.choice(idx.size, max_keep, replace=False)) if idx.size > max_keep else np.arange(idx.size)
         if isinstance(data, np.ndarray):
