@@ -126,3 +126,13 @@ def test_sorted_layout_gives_the_condensed_release(rng: np.random.Generator) -> 
     np.testing.assert_allclose(b.fit_transform(Z), a.fit_transform(Z), atol=1e-6)
     assert b.stress_ == pytest.approx(a.stress_, rel=1e-9) and b.n_iter_ == a.n_iter_
     np.testing.assert_allclose(b.transfer_dhat_, a.transfer_dhat_, rtol=1e-9)
+
+
+def test_monotone_table_matches_interp(rng: np.random.Generator) -> None:
+    from ppdm.mds.landmark import MonotoneTable
+
+    x = np.sort(rng.uniform(0, 5, 300))
+    y = np.maximum.accumulate(rng.normal(size=300)) + x
+    d = rng.uniform(-1, 6, size=(50, 40))
+    np.testing.assert_allclose(MonotoneTable(x, y)(d), np.interp(d, x, y), atol=1e-3)
+    np.testing.assert_allclose(MonotoneTable(x, y)(np.array([-3.0, 9.0])), [y[0], y[-1]])

@@ -321,16 +321,17 @@ class NonMetricMDS(Mechanism):
 
     def _place(self, data: Any, n: int, chunk: int = 20_000) -> np.ndarray:
         from ppdm.distances.pairwise import cross, prepare
-        from ppdm.mds.landmark import place
+        from ppdm.mds.landmark import MonotoneTable, place
 
         P = prepare(self._landmark_table(), self.dissimilarity, r=self.minkowski_r, weight=self.huang_weight)
         YL = self.landmark_embedding_
+        transfer = MonotoneTable(self.transfer_delta_, self.transfer_dhat_)
         out = np.empty((n, YL.shape[1]))
         with _progress(f"placing {n} records", total=n) as tick:
             for a in range(0, n, chunk):
                 b = min(n, a + chunk)
                 rows = data[a:b] if isinstance(data, np.ndarray) else data.rows(a, b)
-                T = np.interp(cross(P, rows), self.transfer_delta_, self.transfer_dhat_).astype(np.float32)
+                T = transfer(cross(P, rows)).astype(np.float32)
                 out[a:b] = place(YL.astype(np.float32), T, n_iter=10)
                 tick(b, 0.0)
         return out
