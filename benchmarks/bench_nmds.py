@@ -74,11 +74,11 @@ def _versus_sklearn(name: str, Z: np.ndarray, p: int) -> bool:
     return ok
 
 
-def _speed() -> bool:
+def _speed(dims: str = "both") -> bool:
     ok = True
     for name in ("segment", "optdigits"):
         Z = _table(name, 2000)
-        for p in (Z.shape[1] - 1, 2):
+        for p in {"both": (Z.shape[1] - 1, 2), "full": (Z.shape[1] - 1,), "2": (2,)}[dims]:
             ok &= _versus_sklearn(name, Z, p)
     return ok
 
@@ -153,10 +153,11 @@ def _landmark(n: int = 1_000_000, m: int = 10, sample: int = 5000) -> bool:
     return ok
 
 
-def run(memory: bool = False, n20k: bool = False, landmark: bool = False, speed: bool = True) -> bool:
+def run(memory: bool = False, n20k: bool = False, landmark: bool = False, speed: bool = True,
+        dims: str = "both") -> bool:
     ok = True
     if speed:
-        ok &= _speed()
+        ok &= _speed(dims)
     if memory:
         ok &= _memory()
     if n20k:
@@ -175,5 +176,7 @@ if __name__ == "__main__":
     ap.add_argument("--n20k", action="store_true", help="one full NMDS at n = 20,000 (about 10-30 minutes)")
     ap.add_argument("--landmark-1m", action="store_true", help="the landmark mode on 1,000,000 x 10")
     ap.add_argument("--no-speed", action="store_true", help="skip the comparison with scikit-learn")
+    ap.add_argument("--speed-dims", choices=("both", "full", "2"), default="both",
+                    help="compare at p = n_features - 1 and p = 2 (both), or only one of them")
     a = ap.parse_args()
-    sys.exit(0 if run(a.memory, a.n20k, a.landmark_1m, not a.no_speed) else 1)
+    sys.exit(0 if run(a.memory, a.n20k, a.landmark_1m, not a.no_speed, a.speed_dims) else 1)
