@@ -37,7 +37,9 @@ __all__ = ["StreamResult", "stream_init", "stream_update", "stream_add_columns",
 
 PathLike = str | os.PathLike[str]
 KIND = "stream"
-METHODS = ("svd", "ssvd")
+METHODS = ("svd", "ssvd", "nmds")
+_NMDS_FIXED = ("NMDS streams place new rows against a fixed landmark configuration and are never refitted, so "
+               "{what} is not available; start a new stream (ppdm stream init --method nmds) on the whole table")
 
 
 @dataclass
@@ -164,7 +166,7 @@ def _concat_columns(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass
 class _Stream:
-    est: IncrementalSVD
+    est: Any  # IncrementalSVD, or NmdsStream for method 'nmds'
     schema: Schema
     method: str
     passthrough: pd.DataFrame | None  # None for append-only states
@@ -198,7 +200,12 @@ class _Stream:
         except (KeyError, TypeError, ValueError):
             raise StateError(f"state file '{Path(path).name}' lacks the stream description; it was made by "
                              "another version") from None
-        est = IncrementalSVD.from_state(header["estimator"], arrays)
+        if method == "nmds":
+            from ppdm.streaming_nmds import NmdsStream
+
+            est: Any = NmdsStream.from_state(header["estimator"], arrays)
+        else:
+            est = IncrementalSVD.from_state(header["estimator"], arrays)
         if len(schema.released) != est.n_features_in_:
             raise StateError(f"state file '{Path(path).name}' is inconsistent (schema and factors disagree)")
         return cls(est, schema, method, passthrough)
@@ -235,9 +242,20 @@ def _outputs(
     return out
 
 
-def _estimator(method: str, rank: int, params: dict[str, Any]) -> IncrementalSVD:
+def _estimator(method: str, rank: int, params: dict[str, Any]) -> Any:
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}; got '{method}'")
+    nmds_only = [k for k in ("dims", "landmarks", "dissimilarity") if params.get(k) is not None]
+    if method == "nmds":
+        from ppdm.streaming_nmds import NmdsStream
+
+        if params.get("dims") is None:
+            raise ParameterError("--method nmds needs --dims P (the released dimension)")
+        return NmdsStream(params["dims"], params.get("landmarks") or 1000,
+                          params.get("dissimilarity") or "euclidean", random_state=params.get("random_state", 0))
+    if nmds_only:
+        raise ParameterError(f"--{nmds_only[0]} applies to --method nmds only")
+    params = {k: v for k, v in params.items() if k not in ("dims", "landmarks", "dissimilarity")}
     if method == "ssvd":
         params = {"sparsify": "sts"} | params
     elif params.get("sparsify") is not None:
@@ -281,16 +299,21 @@ def stream_init(
     check_dense(len(df), len(schema.released), 5, f"starting a stream on {len(df)} x {len(schema.released)}",
                 "init on the first part of the table and absorb the rest with ppdm stream update")
     X = _matrix(df, schema.released, "table")
-    est = _estimator(method, rank, dict(params or {}) | {"keep_u": not append_only, "random_state": seed})
+    nmds = method == "nmds"
+    extra = {"random_state": seed} | ({} if nmds else {"keep_u": not append_only})
+    est = _estimator(method, rank, dict(params or {}) | extra)
     est.fit(X)
     stream = _Stream(est, schema, method, None)
-    if not append_only:
+    if not append_only and not nmds:
         stream.passthrough = df[stream.kept_columns].reset_index(drop=True)
     tx = _Transaction()
     try:
         if out_path is not None:
-            rel = est.reconstruct() if not append_only else est.transform(X)
-            tx.stage(out_path, _write_table_to(schema.assemble(df, rel), table_format(out_path)))
+            if nmds:
+                rel_df = _nmds_release(schema, df, est.release_)
+            else:
+                rel_df = schema.assemble(df, est.reconstruct() if not append_only else est.transform(X))
+            tx.stage(out_path, _write_table_to(rel_df, table_format(out_path)))
         with state_lock(state_path):
             tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
             tx.commit()
@@ -333,6 +356,8 @@ def stream_update(
     state_path = Path(state)
     with state_lock(state_path, wait=wait):
         stream = _Stream.load(state_path)
+        if all_path is not None and stream.method == "nmds":
+            raise ParameterError(_NMDS_FIXED.format(what="--refresh-all"))
         if all_path is not None and stream.passthrough is None:
             raise StateError("this state is append-only (made with --append-only), so the whole table cannot be "
                              "re-released; drop --refresh-all or start a new state without --append-only")
@@ -353,7 +378,9 @@ def stream_update(
         tx = _Transaction()
         try:
             if out_path is not None:
-                tx.stage(out_path, _write_table_to(stream.schema.assemble(df, new_rel), table_format(out_path)))
+                rel_df = (_nmds_release(stream.schema, df, new_rel) if stream.method == "nmds"
+                          else stream.schema.assemble(df, new_rel))
+                tx.stage(out_path, _write_table_to(rel_df, table_format(out_path)))
             if all_path is not None:
                 _stage_refresh(tx, stream, all_path)
             tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
@@ -362,6 +389,10 @@ def stream_update(
             tx.abort()
     return StreamResult(_summary(stream, t0, n_new=len(df)),
                         [p for p in (out_path, all_path, state_path) if p is not None])
+
+
+def _nmds_release(schema: Schema, df: pd.DataFrame, Y: np.ndarray) -> pd.DataFrame:
+    return schema.assemble_new(df, Y, [f"d{k + 1}" for k in range(Y.shape[1])])
 
 
 def _check_new_ids(stream: _Stream, df: pd.DataFrame) -> None:
@@ -402,6 +433,8 @@ def stream_add_columns(
     state_path = Path(state)
     with state_lock(state_path, wait=wait):
         stream = _Stream.load(state_path)
+        if stream.method == "nmds":
+            raise ParameterError(_NMDS_FIXED.format(what="adding columns"))
         if stream.passthrough is None:
             raise StateError("this state is append-only (made with --append-only) and keeps no left factors, so "
                              "columns cannot be added; start a new state without --append-only")
@@ -444,6 +477,12 @@ def stream_status(state: PathLike, *, check: bool = False) -> dict[str, Any]:
     stream = _Stream.load(state)
     est = stream.est
     out = _summary(stream, None, n_new=None)
+    if stream.method == "nmds":
+        if check:
+            raise ParameterError("--check compares incremental SVD factors; NMDS streams have none")
+        out["landmarks"] = int(est.est_.landmark_embedding_.shape[0])
+        out["landmark_stress"] = float(est.est_.stress_)
+        return out
     out["orthogonality"] = est.orthogonality_drift()
     out["reorthogonalizations"] = int(est.n_reorthogonalizations_)
     out["ortho_tol"] = float(est.ortho_tol)
@@ -456,7 +495,8 @@ def _summary(stream: _Stream, t0: float | None, n_new: int | None) -> dict[str, 
     est = stream.est
     s: dict[str, Any] = {
         "method": stream.method,
-        "mode": "append-only" if stream.passthrough is None else "refresh-capable",
+        "mode": ("landmark placement" if stream.method == "nmds"
+                 else "append-only" if stream.passthrough is None else "refresh-capable"),
         "rank": int(est.rank),
         "n_rows": int(est.n_samples_seen_),
         "n_released_columns": int(est.n_features_in_),

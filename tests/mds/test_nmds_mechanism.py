@@ -107,3 +107,32 @@ def test_dims_auto_and_elbow() -> None:
     assert elbow([1, 2, 3, 4, 5], [0.4, 0.1, 0.08, 0.07, 0.06]) == 2
     assert [kruskal_quality(s) for s in (0, 0.02, 0.04, 0.08, 0.15, 0.3)] == [
         "perfect", "excellent", "good", "fair", "fair-poor", "poor"]
+
+
+def test_memory_guard_names_the_landmark_mode(rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ppdm.exceptions import ResourceError
+
+    monkeypatch.setenv("PPDM_MEMORY_LIMIT", "1M")
+    Z = _z(rng.normal(size=(600, 3)))  # 179,700 pairs: ~2.2 MB even in the 12-byte layout
+    for layout in ("condensed", "sorted"):
+        with pytest.raises(ResourceError, match="--landmarks"):
+            NonMetricMDS(2, pair_layout=layout, leak_check=False).fit(Z)
+
+
+def test_sorted_layout_gives_the_condensed_release(rng: np.random.Generator) -> None:
+    Z = _z(np.round(rng.normal(size=(150, 4)), 1))  # with tied dissimilarities
+    a = NonMetricMDS(2, pair_layout="condensed", random_state=0, leak_check=False)
+    b = NonMetricMDS(2, pair_layout="sorted", random_state=0, leak_check=False)
+    np.testing.assert_allclose(b.fit_transform(Z), a.fit_transform(Z), atol=1e-6)
+    assert b.stress_ == pytest.approx(a.stress_, rel=1e-9) and b.n_iter_ == a.n_iter_
+    np.testing.assert_allclose(b.transfer_dhat_, a.transfer_dhat_, rtol=1e-9)
+
+
+def test_monotone_table_matches_interp(rng: np.random.Generator) -> None:
+    from ppdm.mds.landmark import MonotoneTable
+
+    x = np.sort(rng.uniform(0, 5, 300))
+    y = np.maximum.accumulate(rng.normal(size=300)) + x
+    d = rng.uniform(-1, 6, size=(50, 40))
+    np.testing.assert_allclose(MonotoneTable(x, y)(d), np.interp(d, x, y), atol=1e-3)
+    np.testing.assert_allclose(MonotoneTable(x, y)(np.array([-3.0, 9.0])), [y[0], y[-1]])

@@ -72,3 +72,35 @@ def test_distances_blocks_match_scipy(rng: np.random.Generator) -> None:
 def test_kruskal_stress_zero_and_value() -> None:
     assert kruskal_stress(np.array([1.0, 2.0]), np.array([1.0, 2.0])) == 0
     assert kruskal_stress(np.array([3.0, 4.0]), np.array([3.0, 3.0])) == pytest.approx(np.sqrt(1 / 25))
+
+
+@pytest.mark.parametrize("ties", ["primary", "secondary"])
+def test_sorted_layout_equals_condensed(rng: np.random.Generator, ties: str) -> None:
+    # rounded data: many tied dissimilarities, so both tie approaches are exercised across chunks
+    from ppdm.distances.pairwise import pairwise, prepare
+    from ppdm.mds.pairs import CondensedPairs, SortedPairs
+
+    X = np.round(rng.normal(size=(60, 3)), 1)
+    Y = rng.normal(size=(60, 2))
+    full = CondensedPairs(pairwise(prepare(X), dtype=np.float32), 60, ties)
+    lean = SortedPairs(prepare(X), 60, ties, chunk=97)  # chunks far smaller than the 1770 pairs
+    assert sum(tied for *_, tied in lean.segments) > 10
+    S1, s1, t1 = full.evaluate(Y)
+    full.accept()
+    S2, s2, t2 = lean.evaluate(Y)
+    assert S2 == pytest.approx(S1, rel=1e-10) and t2 == pytest.approx(t1, rel=1e-12)
+    np.testing.assert_allclose(lean.gradient(Y, s2, t2), full.gradient(Y, s1, t1), rtol=1e-8, atol=1e-12)
+    # disparities pair by pair: the sorted layout's (i, j) against the condensed position of that pair
+    i, j = lean.pairs(0, lean.M)
+    from ppdm.distances.pairwise import condensed_index
+
+    np.testing.assert_allclose(lean.buf, full.dhat[condensed_index(i, j, 60)], atol=1e-12)
+
+
+def test_sorted_layout_memory_is_12_bytes_a_pair() -> None:
+    from ppdm.distances.pairwise import prepare
+    from ppdm.mds.pairs import SortedPairs
+
+    lean = SortedPairs(prepare(np.random.default_rng(0).normal(size=(3000, 3))), 3000)
+    assert lean.buf.dtype == np.float32
+    assert (lean.key.nbytes + lean.buf.nbytes) / lean.M == 12

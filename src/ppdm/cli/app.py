@@ -83,6 +83,9 @@ def perturb(
              "binary-smc/-jaccard/-hamman, gower, huang.")] = None,
     strict: Annotated[bool, typer.Option(
         "--strict", help="Refuse to release when the release is near-linear in the input (nmds).")] = False,
+    landmarks: Annotated[int | None, typer.Option(
+        "--landmarks", help="Fit NMDS on this many sampled records and place the others against them (nmds; "
+        "default: all records up to 25,000).")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Other parameter as key=value.")] = None,
     partition_rows: Annotated[str | None, typer.Option(
         "--partition-rows", help="Distort only these records: a leading count or comma-separated ids.")] = None,
@@ -116,7 +119,7 @@ def perturb(
     named |= {"components": components, "keep": keep, "solver": nmf_solver if method == "nmf" else solver}
 
     named |= {"n_components": (int(dims) if dims is not None and dims.isdigit() else dims),
-              "dissimilarity": dissimilarity, "strict": strict or None}
+              "dissimilarity": dissimilarity, "strict": strict or None, "landmarks": landmarks}
     params = {k: v for k, v in named.items() if v is not None} | _parse_params(param)
     res = run(input, method=method, params=params, id=id, label=label, columns=split_list(columns),
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,

@@ -1,4 +1,5 @@
-"""``ppdm stream``: releases that absorb new rows and new attributes (incremental SVD)."""
+"""``ppdm stream``: releases that absorb new rows and new attributes (incremental SVD), or new rows placed
+against a fixed NMDS landmark configuration (``--method nmds``)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ def _print(summary: dict[str, Any], as_json: bool, lines: list[str]) -> None:
 
 
 def _counts(s: dict[str, Any]) -> str:
+    if s["method"] == "nmds":
+        return (f"{s['n_rows']} rows x {s['n_released_columns']} columns -> {s['rank']} NMDS coordinates, "
+                f"{s['n_updates']} update(s), {s['mode']}")
     return (f"{s['n_rows']} rows x {s['n_released_columns']} released columns, rank {s['rank']}, "
             f"{s['n_updates']} update(s), {s['mode']}")
 
@@ -45,8 +49,15 @@ def register(app: typer.Typer) -> None:
         input: Annotated[str, typer.Argument(help="The first table (CSV/TSV/Parquet).")],
         state: Annotated[Path, typer.Option("--state", help="State file to create (secret; owner-only).")],
         output: Annotated[Path | None, typer.Option("--output", "-o", help="Release of the first table.")] = None,
-        method: Annotated[str, typer.Option("--method", "-m", help="svd or ssvd (sparsified).")] = "svd",
-        rank: Annotated[int, typer.Option(help="Rank K of the release.")] = 5,
+        method: Annotated[str, typer.Option(
+            "--method", "-m", help="svd, ssvd (sparsified) or nmds (landmark NMDS; new rows are placed).")] = "svd",
+        rank: Annotated[int, typer.Option(help="Rank K of the release (svd, ssvd).")] = 5,
+        dims: Annotated[int | None, typer.Option("--dims", help="Released dimension p (nmds).")] = None,
+        landmarks: Annotated[int | None, typer.Option(
+            "--landmarks", help="Landmark records fitted by full NMDS; all other and later rows are placed "
+            "against them (nmds; default 1000).")] = None,
+        dissimilarity: Annotated[str | None, typer.Option(
+            "--dissimilarity", help="Dissimilarity of the z-scored rows (nmds; default euclidean).")] = None,
         preprocess: Annotated[str, typer.Option(
             help="Scaling before the factorisation: none (paper), zscore, range, minshift, nonneg.")] = "none",
         update_stats: Annotated[bool, typer.Option(
@@ -76,9 +87,11 @@ def register(app: typer.Typer) -> None:
         """Start a stream: exact rank-K SVD of the first table, its release and the state file."""
         from ppdm.streaming import stream_init
 
-        params: dict[str, Any] = {"preprocess": preprocess, "update_stats": update_stats,
-                                  "residual_rank": residual_rank, "buffer_rank": buffer_rank}
-        for k, v in (("sparsify", strategy), ("eps_u", eps_u), ("eps_v", eps_v)):
+        params: dict[str, Any] = ({} if method == "nmds" else
+                                  {"preprocess": preprocess, "update_stats": update_stats,
+                                   "residual_rank": residual_rank, "buffer_rank": buffer_rank})
+        for k, v in (("sparsify", strategy), ("eps_u", eps_u), ("eps_v", eps_v), ("dims", dims),
+                     ("landmarks", landmarks), ("dissimilarity", dissimilarity)):
             if v is not None:
                 params[k] = v
         res = stream_init(input, state=state, output=output, method=method, rank=rank, params=params,
@@ -148,6 +161,10 @@ def register(app: typer.Typer) -> None:
         from ppdm.streaming import stream_status
 
         s = stream_status(state, check=check)
+        if s["method"] == "nmds":
+            _print(s, as_json, [_counts(s), f"{s['landmarks']} landmarks, "
+                                f"landmark stress-1 {s['landmark_stress']:.4f}"])
+            return
         o = s["orthogonality"]
         lines = [_counts(s), f"preprocess {s['preprocess']} (statistics {'updated' if s['update_stats'] else 'fixed'})",
                  f"orthogonality drift: U {o['u']:.2e}  V {o['v']:.2e}  (re-orthogonalised past {s['ortho_tol']:g}; "

@@ -6,7 +6,7 @@ import numpy as np
 
 from ppdm.utils.validation import check_memory
 
-__all__ = ["classical_from_data", "classical_from_condensed"]
+__all__ = ["classical_from_data", "classical_from_condensed", "classical_from_square"]
 
 
 def classical_from_data(Z: np.ndarray, p: int) -> tuple[np.ndarray, float]:
@@ -29,7 +29,6 @@ def classical_from_data(Z: np.ndarray, p: int) -> tuple[np.ndarray, float]:
 def classical_from_condensed(delta: np.ndarray, n: int, p: int, max_bytes: float = 2 * 1024**3
                              ) -> tuple[np.ndarray, float]:
     """Classical MDS of any dissimilarities: top-p eigenpairs of ``B = -1/2 J Delta^2 J``."""
-    from scipy.linalg import eigh
     from scipy.spatial.distance import squareform
 
     check_memory(8.0 * n * n * 2, "classical MDS of an n x n matrix",
@@ -38,6 +37,13 @@ def classical_from_condensed(delta: np.ndarray, n: int, p: int, max_bytes: float
                  budget=max_bytes)
     A = squareform(np.asarray(delta, dtype=np.float64), checks=False)
     A *= A
+    return classical_from_square(A, n, p)
+
+
+def classical_from_square(A: np.ndarray, n: int, p: int) -> tuple[np.ndarray, float]:
+    """Classical MDS from the ``n x n`` squared dissimilarities ``A`` (overwritten by ``B``)."""
+    from scipy.linalg import eigh
+
     A *= -0.5
     A -= A.mean(axis=0)
     A -= A.mean(axis=1)[:, None]

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-
-from ppdm.mds.pav import MonotoneFit
-from ppdm.mds.stress import PairBlocks, distances, gradient, raw_stress_terms
 
 __all__ = ["Solution", "descend"]
 
@@ -32,19 +30,21 @@ def _normalise(Y: np.ndarray) -> np.ndarray:
 
 
 def descend(
-    fit: MonotoneFit,
+    pairs: Any,
     Y0: np.ndarray,
     *,
+    ratio: bool = False,
     max_iter: int = 200,
     tol_stress: float = 1e-6,
     tol_improve: float = 1e-4,
     tol_step: float = 1e-4,
     step: str = "adaptive",
     step_size: float = 0.2,
-    blocks: PairBlocks | None = None,
     callback: Callable[[int, float], None] | None = None,
 ) -> Solution:
-    """Minimise stress-1 from ``Y0``.
+    """Minimise stress-1 from ``Y0`` over a pair layout (:mod:`ppdm.mds.pairs`).
+
+    ``ratio=True`` fits ratio disparities ``c * delta`` instead of monotone ones (random-start warm-up).
 
     ``step='adaptive'``: steepest descent along ``-g`` with Barzilai-Borwein step lengths
     ``s.s / s.y`` (``s``, ``y`` = change of configuration and of gradient), accepted when the stress is
@@ -58,20 +58,9 @@ def descend(
     no coordinate by more than ``tol_step`` (the configuration has unit RMS radius), or after
     ``max_iter`` stress evaluations.
     """
-    n = Y0.shape[0]
-    blocks = blocks or PairBlocks(n)
-    M = n * (n - 1) // 2
-    dtype = np.float64 if M < 4_000_000 else np.float32
-    dbuf, dnew = np.empty(M, dtype=dtype), np.empty(M, dtype=dtype)
     Y = _normalise(np.asarray(Y0, dtype=np.float64))
-
-    def evaluate(Z: np.ndarray, buf: np.ndarray) -> tuple[float, float, float, np.ndarray]:
-        distances(Z, blocks, buf)
-        dhat = fit(buf)
-        s, t = raw_stress_terms(buf, dhat)
-        return (float(np.sqrt(s / t)) if t > 0 else 0.0), s, t, dhat
-
-    S, s_raw, t_raw, dhat = evaluate(Y, dbuf)
+    S, s_raw, t_raw = pairs.evaluate(Y, ratio)
+    pairs.accept()
     trace = [S]
     best_Y, best_S = Y, S
     best_hist = [S]
@@ -84,7 +73,7 @@ def descend(
             reason = "stress"
             break
         if g is None:
-            g = gradient(Y, dhat, blocks, s_raw, t_raw, dbuf)
+            g = pairs.gradient(Y, s_raw, t_raw)
             gn = float(np.linalg.norm(g))
             if gn == 0:
                 reason = "gradient"
@@ -96,27 +85,27 @@ def descend(
             break
         it += 1
         Yn = _normalise(Y - delta)
-        Sn, sn, tn, dhn = evaluate(Yn, dnew)
+        Sn, sn, tn = pairs.evaluate(Yn, ratio)
         if callback is not None:
             callback(it, min(best_S, Sn))
         if step == "thesis":
             if Sn >= S:
                 reason = "increase"
                 break
-            Y, S, s_raw, t_raw, dhat = Yn, Sn, sn, tn, dhn
-            dbuf, dnew = dnew, dbuf
-            g = gradient(Y, dhat, blocks, s_raw, t_raw, dbuf)
+            pairs.accept()
+            Y, S, s_raw, t_raw = Yn, Sn, sn, tn
+            g = pairs.gradient(Y, s_raw, t_raw)
             trace.append(S)
             best_Y, best_S = Y, S
             continue
         if Sn < max(trace[-10:]):
-            gn_vec = gradient(Yn, dhn, blocks, sn, tn, dnew)
+            pairs.accept()
+            gn_vec = pairs.gradient(Yn, sn, tn)
             sv = (Yn - Y).ravel()
             yv = (gn_vec - g).ravel()
             sy = float(sv @ yv)
             eta = float(sv @ sv) / sy if sy > 0 else eta * 2.0
-            Y, S, s_raw, t_raw, dhat, g = Yn, Sn, sn, tn, dhn, gn_vec
-            dbuf, dnew = dnew, dbuf
+            Y, S, s_raw, t_raw, g = Yn, Sn, sn, tn, gn_vec
             trace.append(S)
             if S < best_S:
                 best_Y, best_S = Y, S

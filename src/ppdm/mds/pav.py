@@ -33,6 +33,18 @@ def pav(y: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     return np.repeat(np.asarray(means), np.asarray(sizes, dtype=np.int64)) if means else y.copy()
 
 
+def _stable_order(delta: np.ndarray) -> np.ndarray:
+    """``argsort(delta, kind='stable')``; for non-negative float32 by one sort of 64-bit keys (bits, index)."""
+    M = delta.shape[0]
+    if delta.dtype != np.float32 or not 0 < M < 2**32 or bool((delta < 0).any()):
+        return np.argsort(delta, kind="stable")
+    # non-negative float32 bit patterns sort like the values; the index below them breaks ties stably
+    key = (delta + np.float32(0.0)).view(np.uint32).astype(np.uint64) << np.uint64(32)
+    key |= np.arange(M, dtype=np.uint64)
+    key.sort()
+    return (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
 def _isotonic(y: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """Compiled PAV (scipy) for long sequences; same result as :func:`pav`."""
     from scipy.optimize import isotonic_regression
@@ -58,7 +70,7 @@ class MonotoneFit:
         check_choice(ties, "ties", ("primary", "secondary"))
         self.ties = ties
         M = delta.shape[0]
-        self.order = np.argsort(delta, kind="stable").astype(np.int32 if M < 2**31 - 1 else np.int64)
+        self.order = _stable_order(delta).astype(np.int32 if M < 2**31 - 1 else np.int64)
         ds = delta[self.order]
         new = np.empty(M, dtype=bool)
         if M:
@@ -79,16 +91,18 @@ class MonotoneFit:
     def __call__(self, d: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Disparities in the condensed layout of ``d`` (written into ``out`` when given)."""
         ds = d[self.order]
-        idx = self.order
         if self.has_ties and self.ties == "primary" and self.tie_pos.size:
             sub = ds[self.tie_pos].astype(np.float64)
-            top = float(sub.max())
-            # block id + distance scaled into [0, 1): one sort orders by block, then by distance
-            key = self.tie_bid + (sub / (top * (1 + 1e-9)) if top > 0 else 0.0)
-            perm = np.argsort(key, kind="stable")
-            ds[self.tie_pos] = sub[perm]
-            idx = idx.copy()
-            idx[self.tie_pos] = idx[self.tie_pos][perm]
+            # the order within tie groups is kept from the last call (pairs with equal distances get
+            # equal disparities, so it does not matter); only groups out of order need sorting
+            if np.any((sub[1:] < sub[:-1]) & (self.tie_bid[1:] == self.tie_bid[:-1])):
+                top = float(sub.max())
+                # block id + distance scaled into [0, 1): one sort orders by block, then by distance
+                key = self.tie_bid + (sub / (top * (1 + 1e-9)) if top > 0 else 0.0)
+                perm = np.argsort(key, kind="stable")
+                ds[self.tie_pos] = sub[perm]
+                self.order[self.tie_pos] = self.order[self.tie_pos][perm]
+        idx = self.order
         if self.has_ties and self.ties == "secondary":
             means = np.add.reduceat(ds.astype(np.float64), self.starts) / self.counts
             fit = np.repeat(_isotonic(means, self.counts.astype(np.float64)), self.counts)

@@ -20,6 +20,8 @@ from ppdm.utils.validation import check_choice
 __all__ = ["NonMetricMDS"]
 
 _MAX_FULL = 25_000  # above this many rows the landmark mode is used unless landmarks is given
+_CONDENSED_MAX_N = 4000  # up to here the condensed pair layout (~120 bytes a pair), above it the sorted one
+_SORTED_MAX_SMALL_P = 3  # ... except for p <= 3, where the sorted layout is faster at any n
 
 
 class NonMetricMDS(Mechanism):
@@ -64,6 +66,12 @@ class NonMetricMDS(Mechanism):
         Refuse to release (raise) instead of warning when the release is near-linear.
     max_memory_gb : float
         Memory budget for the pair arrays.
+    pair_layout : {'auto', 'condensed', 'sorted'}
+        How the pairs are held: condensed (dense row blocks, fastest, ~120 bytes a pair) or sorted by
+        dissimilarity (12 bytes a pair, chunked; at most 65,535 rows). 'auto': condensed up to 4,000 rows
+        when p > 3, sorted otherwise.
+    max_stored_landmarks : int
+        Landmarks kept (a sample of the fitted ones) to place other and later records against.
     random_state : int, Generator or None
     """
 
@@ -77,7 +85,8 @@ class NonMetricMDS(Mechanism):
                  tol_improve: float = 1e-4, tol_step: float = 1e-4, step: str = "adaptive",
                  step_size: float = 0.2, scale: str = "delta", landmarks: int | None = None,
                  leak_check: bool = True, leak_threshold: float = 0.99, strict: bool = False,
-                 max_memory_gb: float = 20.0, random_state: object = None) -> None:
+                 max_memory_gb: float = 20.0, pair_layout: str = "auto",
+                 max_stored_landmarks: int = 400, random_state: object = None) -> None:
         self.n_components = n_components
         self.dissimilarity = dissimilarity
         self.minkowski_r = minkowski_r
@@ -98,6 +107,8 @@ class NonMetricMDS(Mechanism):
         self.leak_threshold = leak_threshold
         self.strict = strict
         self.max_memory_gb = max_memory_gb
+        self.pair_layout = pair_layout
+        self.max_stored_landmarks = max_stored_landmarks
         self.random_state = random_state
 
     # -- input -------------------------------------------------------------------------------------
@@ -184,34 +195,50 @@ class NonMetricMDS(Mechanism):
         del self._frame_for_sweep
         return Y
 
+    def _layout(self, n: int, p: int) -> str:
+        check_choice(self.pair_layout, "pair_layout", ("auto", "condensed", "sorted"))
+        if self.pair_layout != "auto":
+            return str(self.pair_layout)
+        # the sorted layout's gradient costs p gathers a pair, the condensed one a BLAS product (two
+        # threads): measured at n = 2000, the sorted layout is faster up to p = 3
+        return "condensed" if n <= _CONDENSED_MAX_N and p > _SORTED_MAX_SMALL_P else "sorted"
+
+    def _check_full_memory(self, n: int, layout: str, classical_nn: bool) -> None:
+        from ppdm.mds.pairs import CONDENSED_BYTES_PER_PAIR, MAX_SORTED_N, SORTED_BYTES_PER_PAIR
+        from ppdm.utils.memory import check_memory
+
+        fix = "use the landmark mode: --landmarks 2000 (landmarks=2000 in Python)"
+        if layout == "sorted" and n > MAX_SORTED_N:
+            raise ParameterError(f"full NMDS holds at most {MAX_SORTED_N} rows (got {n}); {fix}")
+        M = n * (n - 1) // 2
+        per_pair = SORTED_BYTES_PER_PAIR if layout == "sorted" else CONDENSED_BYTES_PER_PAIR
+        # the pairs, plus the n x n double-centred matrix of a classical start from dissimilarities
+        check_memory(M * per_pair + (16.0 * n * n if classical_nn else 0.0),
+                     f"NMDS on {n} rows ({M} pairs)", fix, budget=self.max_memory_gb * 1024**3)
+
     def _fit_full(self, data: Any, n: int, p: int) -> np.ndarray:
         from ppdm.distances.pairwise import pairwise, prepare
-        from ppdm.mds.classical import classical_from_condensed, classical_from_data
+        from ppdm.mds.classical import classical_from_data, classical_from_square
         from ppdm.mds.optimize import descend
-        from ppdm.mds.pav import MonotoneFit, RatioFit
-        from ppdm.mds.stress import PairBlocks
+        from ppdm.mds.pairs import CondensedPairs, SortedPairs
 
         budget = self.max_memory_gb * 1024**3
-        M = n * (n - 1) // 2
-        from ppdm.utils.validation import check_memory
-
-        # condensed dissimilarities, disparities and work arrays (~20 bytes a pair), plus the n x n
-        # double-centred matrix of a classical start from dissimilarities
+        layout = self._layout(n, p)
         classical_nn = self.init == "classical" and not (self.dissimilarity == "euclidean"
                                                          and isinstance(data, np.ndarray))
-        check_memory(M * 20.0 + (16.0 * n * n if classical_nn else 0.0), f"NMDS on {n} rows ({M} pairs)",
-                     "use the landmark mode: -p landmarks=2000 (landmarks=2000 in Python)", budget=budget)
+        self._check_full_memory(n, layout, classical_nn)
         P = prepare(data, self.dissimilarity, r=self.minkowski_r, weight=self.huang_weight)
-        delta = pairwise(P, max_bytes=budget)
-        fit = MonotoneFit(delta, self.ties)
-        blocks = PairBlocks(n)
+        if layout == "sorted":
+            pairs: Any = SortedPairs(P, n, self.ties)
+        else:
+            pairs = CondensedPairs(pairwise(P, max_bytes=budget), n, self.ties)
         rng = np.random.default_rng(self._seed)
         starts: list[tuple[str, np.ndarray]] = []
         if self.init == "classical":
             if self.dissimilarity == "euclidean" and isinstance(data, np.ndarray):
                 Y0, gof = classical_from_data(data, p)
             else:
-                Y0, gof = classical_from_condensed(delta, n, p, max_bytes=budget)
+                Y0, gof = classical_from_square(pairs.square(), n, p)
             self.classical_fit_ = gof
             starts.append(("classical", Y0))
         while len(starts) < max(1, int(self.n_init)):
@@ -219,18 +246,17 @@ class NonMetricMDS(Mechanism):
         best = None
         self.fallback_ = False
         kw = {"max_iter": self.max_iter, "tol_stress": self.tol_stress, "tol_improve": self.tol_improve,
-              "tol_step": self.tol_step, "step": self.step, "step_size": self.step_size, "blocks": blocks}
-        ratio = RatioFit(delta)
+              "tol_step": self.tol_step, "step": self.step, "step_size": self.step_size}
 
         def from_random(Y0: np.ndarray, tick: Any) -> Any:
             # ratio-MDS warm-up: keeps the non-metric descent off the equal-distances degenerate solution
-            warm = descend(ratio, Y0, **(kw | {"max_iter": min(50, self.max_iter), "tol_improve": 1e-3}))
-            return descend(fit, warm.Y, callback=tick, **kw)  # type: ignore[arg-type]
+            warm = descend(pairs, Y0, ratio=True, **(kw | {"max_iter": min(50, self.max_iter), "tol_improve": 1e-3}))
+            return descend(pairs, warm.Y, callback=tick, **kw)  # type: ignore[arg-type]
 
         with _progress(f"NMDS n={n} p={p}") as tick:
             for kind, Y0 in starts:
                 if kind == "classical":
-                    sol = descend(fit, Y0, callback=tick, **kw)  # type: ignore[arg-type]
+                    sol = descend(pairs, Y0, callback=tick, **kw)  # type: ignore[arg-type]
                     if self.fallback and sol.stress >= sol.trace[0] * (1 - 1e-3):
                         # the classical start cannot be improved: releasing it would leak a linear map
                         self.fallback_ = True
@@ -244,35 +270,28 @@ class NonMetricMDS(Mechanism):
         self.stress_trace_ = np.asarray(best.trace)
         self.n_iter_ = int(best.n_iter)
         self.converged_ = best.converged
+        self.pair_layout_ = layout
         Y = best.Y
-        # Shepard data: distances, disparities and the monotone map (kept small: quantile knots)
-        from ppdm.mds.stress import distances
-
-        d = distances(Y, blocks, np.empty(M, dtype=np.float32 if M >= 4_000_000 else np.float64))
-        dhat = fit(d)
-        c = self._scale_factor(delta, d)
-        self._set_transfer(fit, c)
+        # scale sums, the monotone map at knots, and Shepard data (at most 200,000 sampled pairs)
+        fin = pairs.final(Y, rng)
+        c = self._scale_factor(fin)
+        self.transfer_delta_ = fin["knot_delta"]
+        self.transfer_dhat_ = np.maximum.accumulate(fin["knot_fit"] * c)
         self.scale_factor_ = c
-        # Shepard data: at most 200,000 pairs (sampled, in pair order) so large fits do not keep 3 more arrays
-        keep = np.sort(rng.choice(M, 200_000, replace=False)) if M > 200_000 else np.arange(M)
-        self._shepard = (delta[keep], d[keep] * c, dhat[keep] * c)
+        delta, d, dhat = fin["shepard"]
+        self._shepard = (delta, d * c, dhat * c)
         return Y * c
 
-    def _scale_factor(self, delta: np.ndarray, d: np.ndarray) -> float:
-        dd = float(np.dot(d, d))
+    def _scale_factor(self, fin: dict[str, Any]) -> float:
+        dd = fin["dd"]
         if self.scale == "none" or dd == 0:
             return 1.0
         if self.scale == "delta":
-            return float(np.sqrt(np.dot(delta.astype(np.float64), delta) / dd))
-        return float(np.dot(delta.astype(np.float64), d) / dd)
+            return float(np.sqrt(fin["xx"] / dd))
+        return float(fin["xd"] / dd)
 
-    def _set_transfer(self, fit: Any, c: float, knots: int = 2048) -> None:
-        ds = fit.delta_sorted.astype(np.float64)
-        pos = np.unique(np.linspace(0, ds.size - 1, min(knots, ds.size)).astype(np.int64))
-        self.transfer_delta_ = ds[pos]
-        self.transfer_dhat_ = np.maximum.accumulate(fit.last_sorted_[pos] * c)
-
-    def _store_landmarks(self, data: Any, idx: np.ndarray, Y: np.ndarray, max_keep: int = 400) -> None:
+    def _store_landmarks(self, data: Any, idx: np.ndarray, Y: np.ndarray) -> None:
+        max_keep = int(self.max_stored_landmarks)
         rng = np.random.default_rng(self._seed + 1)
         keep = np.sort(rng.choice(idx.size, max_keep, replace=False)) if idx.size > max_keep else np.arange(idx.size)
         if isinstance(data, np.ndarray):
@@ -306,16 +325,17 @@ class NonMetricMDS(Mechanism):
 
     def _place(self, data: Any, n: int, chunk: int = 20_000) -> np.ndarray:
         from ppdm.distances.pairwise import cross, prepare
-        from ppdm.mds.landmark import place
+        from ppdm.mds.landmark import MonotoneTable, place
 
         P = prepare(self._landmark_table(), self.dissimilarity, r=self.minkowski_r, weight=self.huang_weight)
         YL = self.landmark_embedding_
+        transfer = MonotoneTable(self.transfer_delta_, self.transfer_dhat_)
         out = np.empty((n, YL.shape[1]))
         with _progress(f"placing {n} records", total=n) as tick:
             for a in range(0, n, chunk):
                 b = min(n, a + chunk)
                 rows = data[a:b] if isinstance(data, np.ndarray) else data.rows(a, b)
-                T = np.interp(cross(P, rows), self.transfer_delta_, self.transfer_dhat_).astype(np.float32)
+                T = transfer(cross(P, rows)).astype(np.float32)
                 out[a:b] = place(YL.astype(np.float32), T, n_iter=10)
                 tick(b, 0.0)
         return out
