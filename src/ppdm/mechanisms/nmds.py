@@ -22,6 +22,22 @@ __all__ = ["NonMetricMDS"]
 _MAX_FULL = 25_000  # above this many rows the landmark mode is used unless landmarks is given
 _CONDENSED_MAX_N = 4000  # up to here the condensed pair layout (~120 bytes a pair), above it the sorted one
 _SORTED_MAX_SMALL_P = 3  # ... except for p <= 3, where the sorted layout is faster at any n
+_COLLAPSE_RATIO = 0.05  # median / RMS pair distance below this: the fit has collapsed
+_COLLAPSE_ROWS = 2000  # rows sampled to measure it
+
+
+def median_rms_ratio(Y: np.ndarray, rng: np.random.Generator) -> float:
+    """Median over RMS of the pair distances of ``Y`` (of at most 2,000 sampled rows).
+
+    Around 0.7-1 for ordinary configurations; near 0 for the degenerate non-metric solution, where a
+    few records carry almost all of the distance and the rest sit on (nearly) one point.
+    """
+    from scipy.spatial.distance import pdist
+
+    rows = rng.choice(Y.shape[0], _COLLAPSE_ROWS, replace=False) if Y.shape[0] > _COLLAPSE_ROWS else slice(None)
+    d = pdist(Y[rows])
+    rms = float(np.sqrt(np.mean(d * d))) if d.size else 0.0
+    return float(np.median(d)) / rms if rms > 0 else 0.0
 
 
 class NonMetricMDS(Mechanism):
@@ -245,6 +261,7 @@ class NonMetricMDS(Mechanism):
             starts.append(("random", rng.standard_normal((n, p))))
         best = None
         self.fallback_ = False
+        self.collapsed_ = False
         kw = {"max_iter": self.max_iter, "tol_stress": self.tol_stress, "tol_improve": self.tol_improve,
               "tol_step": self.tol_step, "step": self.step, "step_size": self.step_size}
 
@@ -263,9 +280,21 @@ class NonMetricMDS(Mechanism):
                         sol = from_random(rng.standard_normal((n, p)), tick)
                 else:
                     sol = from_random(Y0, tick)
+                if median_rms_ratio(sol.Y, np.random.default_rng(self._seed + 2)) < _COLLAPSE_RATIO:
+                    # the degenerate ordinal fit: records dissimilar to all others (outliers) are put far
+                    # away and the rest collapse to a point, stress ~0 but no distances left; the ratio
+                    # (metric) solution from the same start keeps them
+                    self.collapsed_ = True
+                    metric = descend(pairs, Y0 if kind == "classical" else sol.Y, ratio=True, callback=tick, **kw)
+                    sol = descend(pairs, metric.Y, **(kw | {"max_iter": 0}))  # its non-metric stress-1
+                    sol.n_iter, sol.converged = metric.n_iter, f"collapsed; ratio MDS {metric.converged}"
                 if best is None or sol.stress < best.stress:
                     best = sol
         assert best is not None
+        if self.collapsed_:
+            warnings.warn("the non-metric fit collapsed most records onto one point (a few records are "
+                          "dissimilar to all others); released the ratio-MDS solution instead. Consider "
+                          "removing outliers or --dims larger", PrivacyWarning, stacklevel=2)
         self.stress_ = float(best.stress)
         self.stress_trace_ = np.asarray(best.trace)
         self.n_iter_ = int(best.n_iter)
