@@ -1,4 +1,5 @@
-"""The bad-input corpus through the newer commands: hide, stream, attack, mds-dims, perturb nmf/nmds.
+"""The bad-input corpus through the newer commands: hide, stream (also NMDS streams), attack, mds-dims,
+perturb nmf/nmds and evaluate on the dask backend.
 
 Every case: exit code 2, one stderr line, no traceback, nothing written, inputs byte-identical.
 """
@@ -45,11 +46,15 @@ def _bad_args(command: str, bad: Path, good: Path, state: Path, out: Path) -> li
         "mds-dims": ["mds-dims", bad, "--plot", out],
         "perturb-nmf": ["perturb", bad, "--method", "nmf", "--components", 1, "-o", out],
         "perturb-nmds": ["perturb", bad, "--method", "nmds", "--dims", 1, "-o", out],
+        "stream-init-nmds": ["stream", "init", bad, "--state", out, "--method", "nmds", "--dims", 1,
+                             "--landmarks", 3],
+        # dask's synchronous scheduler: the same reading and checks, without starting a cluster per case
+        "evaluate-dask": ["evaluate", bad, good, "--backend", "dask", "--scheduler", "synchronous"],
     }[command]
 
 
 COMMANDS = ["hide", "stream-init", "stream-update", "stream-add-columns", "attack-original", "attack-release",
-            "mds-dims", "perturb-nmf", "perturb-nmds"]
+            "mds-dims", "perturb-nmf", "perturb-nmds", "stream-init-nmds", "evaluate-dask"]
 
 
 @pytest.fixture
@@ -71,7 +76,7 @@ def test_bad_files_newer_commands(cli, tmp_path: Path, stream_state: Path, name:
     bad.write_bytes(content)
     good = tmp_path / "good.csv"
     good.write_text(GOOD)
-    out = tmp_path / ("out.state" if command == "stream-init" else "out.csv")
+    out = tmp_path / ("out.state" if command.startswith("stream-init") else "out.csv")
     state_bytes = stream_state.read_bytes()
     _check(cli, _bad_args(command, bad, good, stream_state, out), [bad, good, stream_state], [out])
     assert stream_state.read_bytes() == state_bytes
