@@ -5,6 +5,7 @@ from __future__ import annotations
 from ppdm.exceptions import ParameterError
 from ppdm.experiments import (
     alotaibi2015_attacks,
+    alotaibi2015_known_points,
     alotaibi2015_nmds,
     alotaibi2015_sweeps,
     alotaibi2015_utility,
@@ -67,6 +68,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-figs-4-12-4-18-4-19",
                      "stress and attack privacy against p for RP, PCA, SVD, NMDS, DCT (Figs 4.12, 4.18, 4.19)",
                      alotaibi2015_sweeps.figs_4_12_4_18_4_19, slow=True, options=("data_dir", "trials")),
+        Reproduction("alotaibi2015-figs-4-13-4-14-4-15",
+                     "distance attack: known points, outlying known points, attacker up-scaling (Figs 4.13-4.15)",
+                     alotaibi2015_known_points.figs_4_13_4_14_4_15, slow=True, options=("trials",)),
     )
 }
 
