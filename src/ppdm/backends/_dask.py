@@ -741,7 +741,7 @@ def lloyd_kmeans(X: Any, init: np.ndarray, *, max_iter: int = 1000, persist: boo
     """
     X = as_array(X)
     if persist and client is not None:
-        X = X.persist(optimize_graph=False)  # fused keys can repeat across calls on one client
+        X = X.persist()
     blocks = list(X.to_delayed().ravel())
     C = np.array(init, dtype=np.float64)
     labels: np.ndarray | None = None
@@ -788,16 +788,11 @@ def _float_block(df: pd.DataFrame) -> np.ndarray:
     return df.to_numpy(dtype=np.float64)
 
 
-def _frame_array(ddf: dd.DataFrame, client: Any, lengths: Sequence[int] | None = None) -> da.Array:
+def _frame_array(ddf: dd.DataFrame, client: Any) -> da.Array:
     """A float64 array of a frame's partitions, as they are (``to_dask_array(lengths=True)`` may count the
-    partitions of an optimised Parquet read, which can merge small files, and then disagree with them).
-
-    Every call makes new task keys (``pure=False``), so the stages of one evaluation do not resubmit keys
-    that an earlier stage has just released.
-    """
+    partitions of an optimised Parquet read, which can merge small files, and then disagree with them)."""
     parts = ddf.to_delayed()
-    if lengths is None:
-        lengths = _compute([dask.delayed(len, pure=False)(p) for p in parts], "partition lengths", client)
+    lengths = _compute([dask.delayed(len, pure=False)(p) for p in parts], "partition lengths", client)
     m = len(ddf.columns)
     return da.concatenate([da.from_delayed(dask.delayed(_float_block, pure=False)(p), shape=(L, m), dtype=np.float64)
                            for p, L in zip(parts, lengths, strict=True)], axis=0)
@@ -873,11 +868,6 @@ def evaluate(original: Any, release: Any, *, label: str | None = None, id: str |
                              "check the files or --columns")
         A = _frame_array(a[list(columns)], conn["client"])
         B = _frame_array(b[list(columns)], conn["client"])
-        len_a, len_b = A.chunks[0], B.chunks[0]
-
-        def fresh() -> tuple[da.Array, da.Array]:
-            return (_frame_array(a[list(columns)], conn["client"], len_a),
-                    _frame_array(b[list(columns)], conn["client"], len_b))
         if A.shape[0] != B.shape[0]:
             raise InputError(f"original has {A.shape[0]} rows and release {B.shape[0]}; compare matching tables")
         if id is not None:  # row-by-row agreement, 8 bytes per row on the client
@@ -891,12 +881,11 @@ def evaluate(original: Any, release: Any, *, label: str | None = None, id: str |
                                   "backend": "dask", "value": value_metrics(A, B, rank_mode, client=client)}
         if label is not None and utility:
             y = a[label].compute().to_numpy()
-            result["utility"] = {"kmeans_pct": {"original": kmeans_accuracy(fresh()[0], y, client=client),
-                                                "release": kmeans_accuracy(fresh()[1], y, client=client)}}
+            result["utility"] = {"kmeans_pct": {"original": kmeans_accuracy(A, y, client=client),
+                                                "release": kmeans_accuracy(B, y, client=client)}}
         if linkage:
             from ppdm.attacks import linkage_rates
 
-            A, B = fresh()
             A2 = as_array(A)
             As, Bs = linkage_sample(A2, as_array(B).rechunk(A2.chunks), int(linkage), seed, client)
             n = int(A.shape[0])
