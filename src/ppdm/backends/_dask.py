@@ -187,6 +187,32 @@ def _part_stats(df: pd.DataFrame, released: list[str], id_col: str | None, token
     return ColumnStats.of(X), where
 
 
+def column_stats(parts: Sequence[Any], released: list[str], id_col: str | None, tokens: tuple[str, ...],
+                 client: Any, *, where: str = "", hint: str = "") -> tuple[list[tuple], ColumnStats]:
+    """One pass of per-partition column statistics (:func:`_part_stats`) and their merge.
+
+    Refuses partitions that are not numbers and missing or infinite values with one line; ``where``
+    names the table in those messages (e.g. ``"the new batch"``), ``hint`` extends the first one.
+    """
+    of, in_ = (f" of {where}", f" in {where}") if where else ("", "")
+    try:
+        res = _compute([dask.delayed(_part_stats, pure=False)(p, released, id_col, tokens) for p in parts],
+                       f"{where or 'column'} statistics", client)
+    except PPDMError:
+        raise
+    except (ValueError, TypeError) as e:
+        raise InputError(f"a partition{of} could not be read as numbers ({type(e).__name__}); check that the "
+                         f"released columns hold numbers only{hint}") from None
+    total = res[0][0]
+    for r in res[1:]:
+        total = total.merge(r[0])
+    if total.bad.any():
+        j = int(np.flatnonzero(total.bad)[0])
+        raise InputError(f"{int(total.bad.sum())} missing or infinite value(s){in_}, first in column "
+                         f"'{released[j]}'; fill or drop those rows first")
+    return res, total
+
+
 def _part_block_stats(df: pd.DataFrame, released: list[str], rows: np.ndarray, cols: np.ndarray) -> ColumnStats:
     X = df[released].to_numpy(dtype=np.float64)
     return ColumnStats.of(X[np.ix_(rows, cols)])
@@ -530,22 +556,8 @@ def perturb(
         mech = registry.build(method, params, random_state=seed)
         tokens = _tokens(partition_rows) if schema.id is not None else ()
         need = released + ([schema.id] if tokens and schema.id not in released else [])
-        parts1 = ddf[need].to_delayed()
-        try:
-            res = _compute([dask.delayed(_part_stats, pure=False)(p, released, schema.id, tokens) for p in parts1],
-                           "column statistics", client)
-        except PPDMError:
-            raise
-        except (ValueError, TypeError) as e:
-            raise InputError(f"a partition could not be read as numbers ({type(e).__name__}); check that the "
-                             "released columns hold numbers only, or leave them out with --drop") from None
-        total = res[0][0]
-        for r in res[1:]:
-            total = total.merge(r[0])
-        if total.bad.any():
-            j = int(np.flatnonzero(total.bad)[0])
-            raise InputError(f"{int(total.bad.sum())} missing or infinite value(s), first in column "
-                             f"'{released[j]}'; fill or drop those rows first")
+        res, total = column_stats(ddf[need].to_delayed(), released, schema.id, tokens, client,
+                                  hint=", or leave them out with --drop")
         lengths = [r[0].n for r in res]
         n, m = total.n, len(released)
         if n < 2:

@@ -130,19 +130,8 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
             key = schema.id
             if key is not None and key in head.columns:
                 _check_ids(ddf, key, stream.passthrough, client)
-            try:
-                res = bk._compute([bk.dask.delayed(bk._part_stats, pure=False)(p, released, None, ())
-                                   for p in ddf[released].to_delayed()], "batch statistics", client)
-            except (ValueError, TypeError) as e:
-                raise InputError(f"a partition of the new batch could not be read as numbers ({type(e).__name__}); "
-                                 "check that the released columns hold numbers only") from None
-            total = res[0][0]
-            for r in res[1:]:
-                total = total.merge(r[0])
-            if total.bad.any():
-                j = int(np.flatnonzero(total.bad)[0])
-                raise InputError(f"{int(total.bad.sum())} missing or infinite value(s) in the new batch, first in "
-                                 f"column '{released[j]}'; fill or drop those rows first")
+            res, total = bk.column_stats(ddf[released].to_delayed(), released, None, (), client,
+                                         where="the new batch")
             if total.n == 0:
                 raise InputError("the new batch has no rows")
             from ppdm.pipeline import check_magnitude
