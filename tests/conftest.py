@@ -11,6 +11,15 @@ import pytest
 from ppdm.cli import main
 
 
+def one_line_error(code: int, out: str, err: str) -> str:
+    """The CLI's error contract: exit code 2, no traceback, exactly one stderr line (returned)."""
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err + out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
 def _find_shared() -> Path:
     """The project's shared/ folder (specs, reference tables, datasets): beside the repository."""
     if os.environ.get("PPDM_SHARED"):

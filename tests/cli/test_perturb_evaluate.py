@@ -12,13 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-
-def _one_line_error(code: int, out: str, err: str) -> str:
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in err + out
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
+from tests.conftest import one_line_error
 
 
 def test_perturb_then_evaluate(cli, table: Path, tmp_path: Path) -> None:
@@ -89,7 +83,7 @@ def test_partition_by_column_names(cli, table: Path, tmp_path: Path) -> None:
 def test_bad_parameters(cli, table: Path, tmp_path: Path, args: list[str], match: str) -> None:
     out = tmp_path / "o.csv"
     before = table.read_bytes()
-    line = _one_line_error(*cli("perturb", table, "-o", out, "--id", "pid", "--label", "diagnosis", *args))
+    line = one_line_error(*cli("perturb", table, "-o", out, "--id", "pid", "--label", "diagnosis", *args))
     assert match in line
     assert not out.exists() and table.read_bytes() == before
 
@@ -97,10 +91,10 @@ def test_bad_parameters(cli, table: Path, tmp_path: Path, args: list[str], match
 def test_no_overwrite_without_force(cli, table: Path, tmp_path: Path) -> None:
     out = tmp_path / "o.csv"
     out.write_text("keep")
-    assert "already exists" in _one_line_error(*cli("perturb", table, "-o", out, "--rank", 1))
+    assert "already exists" in one_line_error(*cli("perturb", table, "-o", out, "--rank", 1))
     assert out.read_text() == "keep"
     assert cli("perturb", table, "-o", out, "--rank", 1, "--force", "--label", "diagnosis", "--id", "pid")[0] == 0
-    assert "is the input" in _one_line_error(*cli("perturb", table, "-o", table, "--rank", 1, "--force"))
+    assert "is the input" in one_line_error(*cli("perturb", table, "-o", table, "--rank", 1, "--force"))
 
 
 def test_datasets_and_reproduce_list(cli, tmp_path: Path) -> None:

@@ -16,14 +16,7 @@ import pandas as pd
 import pytest
 
 from ppdm.streaming import state_lock
-
-
-def _one_line_error(code: int, out: str, err: str) -> str:
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in err + out
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
+from tests.conftest import one_line_error
 
 
 def _tables(tmp_path: Path, n: int = 400, seed: int = 0) -> tuple[pd.DataFrame, Path, Path, Path]:
@@ -100,7 +93,7 @@ def test_add_columns(cli, tmp_path: Path) -> None:
     assert cli("stream", "update", st, tmp_path / "nxt.csv", "-o", tmp_path / "n.csv")[0] == 0
     shuffled = extra.iloc[::-1]
     shuffled.rename(columns={"y1": "z1", "y2": "z2"}).to_csv(tmp_path / "bad.csv", index=False)
-    msg = _one_line_error(*cli("stream", "add-columns", st, tmp_path / "bad.csv"))
+    msg = one_line_error(*cli("stream", "add-columns", st, tmp_path / "bad.csv"))
     assert "ids" in msg or "rows" in msg
 
 
@@ -124,7 +117,7 @@ def test_bad_batches_change_nothing(cli, tmp_path: Path, case: str) -> None:
         bad["x4"] = "oops"
     bad.to_csv(tmp_path / "bad.csv", index=False)
     before = st.read_bytes()
-    msg = _one_line_error(*cli("stream", "update", st, tmp_path / "bad.csv", "-o", tmp_path / "o.csv"))
+    msg = one_line_error(*cli("stream", "update", st, tmp_path / "bad.csv", "-o", tmp_path / "o.csv"))
     assert "pid" not in msg or case in ("reordered", "other-table")
     assert st.read_bytes() == before
     assert not (tmp_path / "o.csv").exists()
@@ -137,17 +130,17 @@ def test_state_damage_and_wrong_kind(cli, tmp_path: Path) -> None:
     assert cli("stream", "init", hist, "--rank", 2, "--state", st)[0] == 0
     raw = st.read_bytes()
     (tmp_path / "trunc.state").write_bytes(raw[: len(raw) // 2])
-    msg = _one_line_error(*cli("stream", "update", tmp_path / "trunc.state", b1, "-o", tmp_path / "o.csv"))
+    msg = one_line_error(*cli("stream", "update", tmp_path / "trunc.state", b1, "-o", tmp_path / "o.csv"))
     assert "state" in msg
     i = raw.find(b"\x93NUMPY")
     tampered = bytearray(raw)
     tampered[i + 200] ^= 0x01
     (tmp_path / "bad.state").write_bytes(bytes(tampered))
-    msg = _one_line_error(*cli("stream", "update", tmp_path / "bad.state", b1, "-o", tmp_path / "o.csv"))
+    msg = one_line_error(*cli("stream", "update", tmp_path / "bad.state", b1, "-o", tmp_path / "o.csv"))
     assert "checksum" in msg
     perturb_state = tmp_path / "p.state"
     assert cli("perturb", hist, "--rank", 2, "-o", tmp_path / "p.csv", "--state", perturb_state)[0] == 0
-    msg = _one_line_error(*cli("stream", "update", perturb_state, b1, "-o", tmp_path / "o.csv"))
+    msg = one_line_error(*cli("stream", "update", perturb_state, b1, "-o", tmp_path / "o.csv"))
     assert "stream" in msg
 
 
@@ -156,7 +149,7 @@ def test_append_only_state(cli, tmp_path: Path) -> None:
     st = tmp_path / "r.state"
     assert cli("stream", "init", hist, "--rank", 2, "--state", st, "--append-only")[0] == 0
     size = st.stat().st_size
-    msg = _one_line_error(*cli("stream", "update", st, b1, "--refresh-all", tmp_path / "a.csv"))
+    msg = one_line_error(*cli("stream", "update", st, b1, "--refresh-all", tmp_path / "a.csv"))
     assert "append-only" in msg
     assert cli("stream", "update", st, b1, "-o", tmp_path / "n.csv")[0] == 0
     assert abs(st.stat().st_size - size) < 64  # the state does not grow with the rows absorbed
@@ -173,7 +166,7 @@ def test_concurrent_update_fails_cleanly(cli, tmp_path: Path) -> None:
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        msg = _one_line_error(*cli("stream", "update", st, b1, "-o", tmp_path / "n.csv"))
+        msg = one_line_error(*cli("stream", "update", st, b1, "-o", tmp_path / "n.csv"))
         assert "another process" in msg
         assert st.read_bytes() == before
     finally:

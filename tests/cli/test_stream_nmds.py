@@ -11,14 +11,7 @@ import pytest
 from ppdm.mds.landmark import triangulate
 from ppdm.state import load_state
 from ppdm.streaming_nmds import NmdsStream
-
-
-def _one_line_error(code: int, out: str, err: str) -> str:
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in err + out
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
+from tests.conftest import one_line_error
 
 
 def _write(tmp_path: Path, n: int = 100, seed: int = 0) -> tuple[pd.DataFrame, Path, Path]:
@@ -114,20 +107,20 @@ def test_refusals_and_bad_input(cli, tmp_path: Path) -> None:
     st, rel = tmp_path / "s.state", tmp_path / "r.csv"
     _init(cli, first, st, rel, landmarks=40)
     before = st.read_bytes()
-    msg = _one_line_error(*cli("stream", "update", st, batch, "--refresh-all", tmp_path / "all.csv"))
+    msg = one_line_error(*cli("stream", "update", st, batch, "--refresh-all", tmp_path / "all.csv"))
     assert "NMDS" in msg and "--refresh-all" in msg
     df.iloc[:80, [0]].assign(extra=1.0).to_csv(tmp_path / "cols.csv", index=False)
-    msg = _one_line_error(*cli("stream", "add-columns", st, tmp_path / "cols.csv"))
+    msg = one_line_error(*cli("stream", "add-columns", st, tmp_path / "cols.csv"))
     assert "NMDS" in msg and "adding columns" in msg
     df.iloc[80:].drop(columns="x2").to_csv(tmp_path / "bad.csv", index=False)
-    _one_line_error(*cli("stream", "update", st, tmp_path / "bad.csv", "-o", tmp_path / "o.csv"))
+    one_line_error(*cli("stream", "update", st, tmp_path / "bad.csv", "-o", tmp_path / "o.csv"))
     assert st.read_bytes() == before
     assert not (tmp_path / "all.csv").exists() and not (tmp_path / "o.csv").exists()
-    msg = _one_line_error(*cli("stream", "init", first, "--method", "nmds", "--state", tmp_path / "a.state"))
+    msg = one_line_error(*cli("stream", "init", first, "--method", "nmds", "--state", tmp_path / "a.state"))
     assert "--dims" in msg
-    msg = _one_line_error(*cli("stream", "init", first, "--dims", 2, "--state", tmp_path / "b.state"))
+    msg = one_line_error(*cli("stream", "init", first, "--dims", 2, "--state", tmp_path / "b.state"))
     assert "nmds" in msg
-    msg = _one_line_error(*cli("stream", "init", first, "--method", "nmds", "--dims", 2, "--landmarks", 3,
+    msg = one_line_error(*cli("stream", "init", first, "--method", "nmds", "--dims", 2, "--landmarks", 3,
                                "--state", tmp_path / "c.state"))
     assert "landmarks" in msg
     assert not any((tmp_path / f"{c}.state").exists() for c in "abc")

@@ -11,13 +11,8 @@ import pytest
 import yaml
 
 from ppdm.state import load_state
+from tests.conftest import one_line_error
 from tests.release.conftest import read_release
-
-
-def _one_line_error(code: int, out: str, err: str) -> str:
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in out + err and len(err.strip().splitlines()) == 1, err
-    return err.strip()
 
 
 def test_release_end_to_end(cli, wdbc_csv: Path, small_config: Path, tmp_path: Path) -> None:
@@ -85,7 +80,7 @@ def test_bad_config(cli, wdbc_csv: Path, tmp_path: Path, config: str, match: str
     p = tmp_path / "bad.yaml"
     p.write_text(config)
     out = tmp_path / "out"
-    line = _one_line_error(*cli("release", wdbc_csv, "--label", "class", "--config", p, "-o", out))
+    line = one_line_error(*cli("release", wdbc_csv, "--label", "class", "--config", p, "-o", out))
     assert match in line
     assert not out.exists()
 
@@ -95,7 +90,7 @@ def test_unsatisfiable_policy_names_constraint_and_closest(cli, wdbc_csv: Path, 
     p.write_text("methods: [{method: svd, grid: {rank: [2]}}]\npolicy: {max_reidentification: 0.0, "
                  "max_within_5pct: 0.0}\nn_jobs: 1\n")
     out = tmp_path / "out"
-    line = _one_line_error(*cli("release", wdbc_csv, "--label", "class", "--config", p, "-o", out, "--no-cache"))
+    line = one_line_error(*cli("release", wdbc_csv, "--label", "class", "--config", p, "-o", out, "--no-cache"))
     assert "no candidate satisfies" in line and "closest is svd(rank=2)" in line
     assert not out.exists() and not list(tmp_path.glob(".out.*"))
 
@@ -104,7 +99,7 @@ def test_refuses_previous_release_without_force(cli, wdbc_csv: Path, tmp_path: P
     out = tmp_path / "out"
     out.mkdir()
     (out / "release.csv").write_text("old")
-    line = _one_line_error(*cli("release", wdbc_csv, "--label", "class", "--config", small_config, "-o", out))
+    line = one_line_error(*cli("release", wdbc_csv, "--label", "class", "--config", small_config, "-o", out))
     assert "--force" in line and (out / "release.csv").read_text() == "old"
     code, _, err = cli("release", wdbc_csv, "--label", "class", "--config", small_config, "-o", out, "--force",
                        "--cache-dir", tmp_path / "c")
