@@ -26,6 +26,12 @@ import pandas as pd
 _FILE_ROWS = 125_000
 
 
+
+def _deviation(a: Path, b: Path) -> float:
+    """Largest absolute difference between two Parquet releases, relative to the first's largest value."""
+    A, B = pd.read_parquet(a).to_numpy(), pd.read_parquet(b).to_numpy()
+    return float(np.abs(A - B).max() / np.abs(A).max())
+
 def _write_parts(folder: Path, n: int, m: int, seed: int = 0) -> None:
     """Low-rank-plus-noise columns on different scales, written as Parquet files of 125,000 rows."""
     rng = np.random.default_rng(seed)
@@ -63,9 +69,7 @@ def run(n: int = 2_000_000, m: int = 50, k: int = 10) -> bool:
             t = time.perf_counter()
             res = dk.perturb(src, method="svd", params={"rank": k}, output=tmp / "dask")
             t_dk = time.perf_counter() - t
-        A = pd.read_parquet(tmp / "numpy.parquet").to_numpy()
-        B = pd.read_parquet(tmp / "dask").to_numpy()
-        dev = float(np.abs(A - B).max() / np.abs(A).max())
+        dev = _deviation(tmp / "numpy.parquet", tmp / "dask")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     ratio = t_dk / t_np
@@ -128,9 +132,7 @@ def run_nmf(n: int = 500_000, m: int = 20, k: int = 5, solver: str = "mu", iters
             t = time.perf_counter()
             res = dk.perturb(src, method="nmf", params=params, output=tmp / "dask")
             t_dk = time.perf_counter() - t
-        A = pd.read_parquet(tmp / "numpy.parquet").to_numpy()
-        B = pd.read_parquet(tmp / "dask").to_numpy()
-        dev = float(np.abs(A - B).max() / np.abs(A).max())
+        dev = _deviation(tmp / "numpy.parquet", tmp / "dask")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"NMF {solver}, K={k}, {iters} iterations, {n} x {m}: in-memory {t_np:.1f} s, dask {t_dk:.1f} s "
@@ -166,9 +168,7 @@ def run_stream(n0: int = 250_000, q: int = 1_000_000, m: int = 50, k: int = 10) 
             t = time.perf_counter()
             res = stream_update(tmp / "b.state", str(batch / "*.parquet"), output=tmp / "dask", backend="dask")
             t_dk = time.perf_counter() - t
-        A = pd.read_parquet(tmp / "numpy.parquet").to_numpy()
-        B = pd.read_parquet(tmp / "dask").to_numpy()
-        dev = float(np.abs(A - B).max() / np.abs(A).max())
+        dev = _deviation(tmp / "numpy.parquet", tmp / "dask")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"stream update of {res.summary['n_new_rows']} x {m} (rank {k}, {n0} rows absorbed before): "
