@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["distance_loss", "shepard_plot"]
+__all__ = ["distance_loss", "distance_stress", "shepard_plot"]
 
 
 def _pairs(A: np.ndarray, B: np.ndarray, max_pairs: int, random_state: object) -> tuple[np.ndarray, np.ndarray, int]:
@@ -25,6 +25,14 @@ def _pairs(A: np.ndarray, B: np.ndarray, max_pairs: int, random_state: object) -
     j = rng.integers(0, n - 1, max_pairs)
     j = np.where(j >= i, j + 1, j)
     return np.linalg.norm(A[i] - A[j], axis=1), np.linalg.norm(B[i] - B[j], axis=1), max_pairs
+
+
+def distance_stress(A: np.ndarray, B: np.ndarray, *, max_pairs: int = 2_000_000, random_state: object = 0) -> float:
+    """Stress (4.3) alone: ``sqrt(sum (delta - d)^2 / sum delta^2)`` over all pairs (a seeded sample above
+    ``max_pairs``), without the monotone fit that :func:`distance_loss` also makes."""
+    delta, d, _ = _pairs(np.asarray(A, float), np.asarray(B, float), max_pairs, random_state)
+    dd = float(delta @ delta)
+    return float(np.sqrt(((delta - d) ** 2).sum() / dd)) if dd > 0 else 0.0
 
 
 def distance_loss(A: np.ndarray, B: np.ndarray, *, max_pairs: int = 2_000_000,
