@@ -8,6 +8,7 @@ categorical and mixed tables are accepted through the dissimilarity (``gower``, 
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -286,8 +287,8 @@ class NonMetricMDS(Mechanism):
                     # (metric) solution from the same start keeps them
                     self.collapsed_ = True
                     metric = descend(pairs, Y0 if kind == "classical" else sol.Y, ratio=True, callback=tick, **kw)
-                    sol = descend(pairs, metric.Y, **(kw | {"max_iter": 0}))  # its non-metric stress-1
-                    sol.n_iter, sol.converged = metric.n_iter, f"collapsed; ratio MDS {metric.converged}"
+                    S = pairs.evaluate(metric.Y)[0]  # its non-metric stress-1
+                    sol = replace(metric, stress=S, trace=[S], converged=f"collapsed; ratio MDS {metric.converged}")
                 if best is None or sol.stress < best.stress:
                     best = sol
         assert best is not None
