@@ -49,8 +49,11 @@ def perturb_array(
     *,
     preprocess: str = "zscore",
     release_units: str = "original",
+    y: np.ndarray | None = None,
 ) -> tuple[np.ndarray, Scaler]:
     """Release a numeric array: preprocess, fit the mechanism, map back to original units.
+
+    ``y`` (the label) goes to mechanisms that use it (``_uses_label``: microaggregation within classes).
 
     Mechanisms whose release is linear in the preprocessed data (thin SVD, rotation) take a fused
     path: the scaling is folded into one ``m x m`` matrix, so the data are read twice (Gram matrix,
@@ -76,7 +79,7 @@ def perturb_array(
         return _affine_release(X, mechanism.linear_operator(), scaler, release_units), scaler
     scaler = Scaler(preprocess).fit(X)
     Z = scaler.transform(X)
-    out = mechanism.fit_transform(Z)
+    out = mechanism.fit_transform(Z, y) if getattr(mechanism, "_uses_label", False) else mechanism.fit_transform(Z)
     if release_units == "original" and out.shape[1] == m:
         out = scaler.inverse_transform(out, copy=False)
         block = getattr(mechanism, "distorted_block", None)
@@ -174,10 +177,11 @@ def perturb(
     output: PathLike | None = None,
     state: PathLike | None = None,
     force: bool = False,
-    seed: int | None = 0,
+    seed: int | None = None,
     sep: str | None = None,
     backend: str = "numpy",
     scheduler: str | None = None,
+    keep_ids: bool = False,
 ) -> PerturbResult:
     """Release a table with one mechanism.
 
@@ -200,13 +204,27 @@ def perturb(
     force : bool
         Overwrite existing outputs.
     seed : int or None
-        Seeds every random choice; the same seed gives the same bytes.
+        None (default): the random draws come from fresh operating-system entropy, stored only in the
+        state file (the release's key). An integer makes the run repeatable, and the release undoable by
+        anyone who knows or guesses it (the summary says so).
     backend : {'numpy', 'dask'}, default='numpy'
         ``'dask'`` releases partition by partition (see :mod:`ppdm.backends`); ``output`` is then a
         directory of Parquet files.
     scheduler : str, optional
         Dask scheduler address (``tcp://host:8786``); default a local cluster on 127.0.0.1.
+    keep_ids : bool, default=False
+        Publish the original ids in the original row order (a linkable layout for releases that stay
+        inside the organisation). By default ids are replaced by random pseudonyms and rows are shuffled;
+        the mapping is kept in the state file only.
     """
+    from ppdm.keys import MECHANISM_STREAM, hide_identity, release_key, warn_known
+
+    params = dict(params or {})
+    if "random_state" in params:
+        # a random_state given as a parameter is a seed like any other: known, and never echoed
+        seed = params.pop("random_state")
+    key = release_key(seed)
+    warn_known(key)
     if backend != "numpy" or scheduler is not None:
         from ppdm.backends import check_backend, load
 
@@ -216,7 +234,7 @@ def perturb(
             source, method=method, params=params, id=id, label=label, columns=columns, drop=drop,
             drop_other=drop_other, preprocess=preprocess, release_units=release_units,
             partition_rows=partition_rows, partition_columns=partition_columns, output=output, state=state,
-            force=force, seed=seed, sep=sep, scheduler=scheduler)
+            force=force, seed=key.seed(MECHANISM_STREAM), sep=sep, scheduler=scheduler, key=key, keep_ids=keep_ids)
     inputs = [source] if isinstance(source, (str, os.PathLike)) else []
     out_path = check_output_path(output, inputs=inputs, force=force) if output is not None else None
     state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
@@ -227,7 +245,7 @@ def perturb(
     entry = registry.get(method)
     schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
                             allow_categorical=entry.categorical)
-    mech = registry.build(method, params, random_state=seed)
+    mech = registry.build(method, params, random_state=key.seed(MECHANISM_STREAM))
     from ppdm.utils.memory import check_dense
 
     # the numeric block, its scaled copy, the release, its original-units copy and the output frame
@@ -244,7 +262,8 @@ def perturb(
         X = schema.matrix(df)
         if partition_rows is not None or partition_columns is not None:
             mech = _wrap_partition(mech, df, schema, partition_rows, partition_columns)
-        released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units)
+        y = df[schema.label].to_numpy() if schema.label is not None else None
+        released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units, y=y)
     if not np.isfinite(released).all():
         raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
     same_shape = X is not None and released.shape == X.shape
@@ -256,8 +275,11 @@ def perturb(
         if len(names) != released.shape[1] or any(n in schema.released for n in names):
             names = [f"d{k + 1}" for k in range(released.shape[1])]
         out_df = schema.assemble_new(df, released, [str(n) for n in names])
+    out_df, identity = hide_identity(out_df, schema.id, key, keep_ids=keep_ids)
     summary = {
         "method": method,
+        "key": key.describe(),
+        "identity": _identity_summary(identity, schema.id),
         "n_rows": int(released.shape[0]),
         "n_released_columns": int(released.shape[1]),
         "preprocess": preprocess,
@@ -265,14 +287,23 @@ def perturb(
     }
     if same_shape:
         summary["re"] = float(np.linalg.norm(X - released) / np.linalg.norm(X)) if np.linalg.norm(X) > 0 else 0.0
-    for key in ("stress_", "linear_leak_"):
-        if hasattr(mech, key):
-            summary[key.rstrip("_")] = getattr(mech, key)
+    for attr in ("stress_", "linear_leak_"):
+        if hasattr(mech, attr):
+            summary[attr.rstrip("_")] = getattr(mech, attr)
     if state_path is not None:
-        save_release_state(state_path, mech, scaler, schema, method=method, seed=seed)
+        save_release_state(state_path, mech, scaler, schema, method=method, key=key, identity=identity)
     if out_path is not None:
         write_table(out_df, out_path)
     return PerturbResult(out_df, mech, scaler, schema, summary, out_path, state_path)
+
+
+def _identity_summary(identity: Any, id_column: str | None) -> dict[str, Any]:
+    if identity.kept:
+        return {"layout": "linkable: original ids in the original row order (--keep-ids); every row is linkable "
+                          "to its record"}
+    return {"layout": "rows shuffled" + (f", ids in '{id_column}' replaced by keyed pseudonyms"
+                                         if id_column is not None else "")
+            + "; the mapping is in the state file only"}
 
 
 def _wrap_partition(mech: Any, df: pd.DataFrame, schema: Schema, rows: str | None, cols: str | None) -> Any:
@@ -286,16 +317,20 @@ def _wrap_partition(mech: Any, df: pd.DataFrame, schema: Schema, rows: str | Non
 
 
 def save_release_state(path: PathLike, mech: Any, scaler: Scaler, schema: Schema, *, method: str,
-                       seed: int | None) -> Path:
-    """Write the mechanism, preprocessing and schema to an owner-only state file."""
+                       key: Any, identity: Any = None) -> Path:
+    """Write the mechanism, preprocessing, schema, key and identity mapping to an owner-only state file."""
     from ppdm import __version__
     from ppdm.state import save_state
 
     mh, ma = mech.to_state()
     sh, sa = scaler.to_state()
-    header = {"method": method, "seed": seed, "ppdm_version": __version__, "schema": schema.to_dict(),
-              "mechanism": mh, "preprocess": sh}
+    # the key's entropy is a 128-bit integer: JSON keeps it exactly as a string
+    header = {"method": method, "key": {"entropy": str(key.entropy), "known": bool(key.known)},
+              "ppdm_version": __version__, "schema": schema.to_dict(), "mechanism": mh, "preprocess": sh,
+              "identity": {"kept": bool(identity.kept) if identity is not None else False}}
     arrays = {f"mechanism.{k}": v for k, v in ma.items()} | {f"preprocess.{k}": v for k, v in sa.items()}
+    if identity is not None:
+        arrays |= identity.to_arrays()
     return save_state(path, "release", header, arrays)
 
 
@@ -308,6 +343,30 @@ def load_release_state(path: PathLike) -> tuple[Any, Scaler, Schema, dict[str, A
     scaler = Scaler.from_state(header["preprocess"], {k[11:]: v for k, v in arrays.items()
                                                       if k.startswith("preprocess.")})
     return mech, scaler, Schema.from_dict(header["schema"]), header
+
+
+def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathLike | None,
+                     id: str | None) -> pd.DataFrame:
+    """The release in the original's row order, with the original ids, from its state (key and mapping).
+
+    Without a state the release is returned as it is (a linkable layout, or another tool's release).
+    """
+    if state is None:
+        return release
+    from ppdm.keys import Identity, ReleaseKey, restore_order
+    from ppdm.state import load_state
+
+    header, arrays = load_state(state)
+    info = header.get("key")
+    if not isinstance(info, dict) or "entropy" not in info:
+        return release  # a state written before releases were pseudonymous: the layout is linkable
+    kept = bool(header.get("identity", {}).get("kept", True))
+    if kept:
+        return release
+    key = ReleaseKey(int(info["entropy"]), bool(info.get("known", False)))
+    identity = Identity.from_arrays(arrays, kept=False)
+    ids = original[id] if id is not None and id in original.columns else None
+    return restore_order(release, identity, key, original_ids=ids, id_column=id)
 
 
 # --------------------------------------------------------------------------------------- evaluate
@@ -369,8 +428,11 @@ def evaluate(
     sep: str | None = None,
     tests: bool = False,
     sample: int | None = None,
+    state: PathLike | None = None,
 ) -> dict[str, Any]:
     """Distortion and utility of a release against its original.
+
+    ``state`` (the release's state file) aligns a pseudonymous, shuffled release with its original.
 
     Returns a JSON-able dict: ``value`` (RE, RP, RK, CP, CK), ``pattern`` (DistVal, DistMaintain,
     CorrVal, CorrMaintain; sampled above ``max_pairs`` pairs, and it says so) and ``utility``
@@ -389,7 +451,7 @@ def evaluate(
     from ppdm.utils.memory import check_dense, rows_that_fit
 
     orig_df = read_table(original, sep=sep)
-    rel_df = read_table(release, sep=sep)
+    rel_df = align_with_state(orig_df, read_table(release, sep=sep), state, id)
     n_all = len(rel_df)
     orig_df, rel_df = sample_rows(orig_df, rel_df, sample, by_id=id is not None, seed=seed)
     n_cols = len(columns) if columns is not None else rel_df.shape[1]

@@ -57,6 +57,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
         MechanismEntry("nmds", "ppdm.mechanisms.nmds:NonMetricMDS",
                        "non-metric MDS to p dimensions (keeps the order of pairwise distances)",
                        {"n_components": 2, "max_iter": 30}, categorical=True),
+        MechanismEntry("mdav", "ppdm.mechanisms.microaggregation:MDAV",
+                       "microaggregation (MDAV): each record released as the centroid of its group of >= k "
+                       "similar records, within the label's classes", {"k": 3}),
         MechanismEntry("rp-liu", "ppdm.mechanisms.reduction:LiuRandomProjection",
                        "random projection to p columns, 1/(sqrt(p) sigma) scaling or orthonormal",
                        {"n_components": 2}),

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["spectral_filter", "low_rank_denoise", "ica_attack", "gavish_donoho_rank", "ks_statistic"]
+__all__ = ["spectral_filter", "low_rank_denoise", "ica_attack", "gavish_donoho_rank", "ks_statistic",
+           "wiener_reconstruction"]
 
 
 def _standardise(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -111,3 +112,24 @@ def ica_attack(
     for i, j in zip(r, c, strict=True):
         X_hat[:, j] = mu[j] + sd[j] * sign[i, j] * S[:, i]
     return X_hat, {"components": int(k), "mean_ks_distance": float(cost[r, c].mean())}
+
+
+def wiener_reconstruction(A: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+    """Linear minimum-mean-square-error estimate of the records from a release of additive noise.
+
+    The attacker holds the population (or a sample of it) ``A``: its covariance ``S_a`` in its own
+    z-scores, with the release's covariance ``S_y`` in the same units, gives ``x^ = mu + S_a S_y^-1 (y - ybar)``
+    (noise independent of the data; no known pairs needed). Works for any published noise level, because
+    the noise covariance is ``S_y - S_a``.
+    """
+    mu = A.mean(axis=0)
+    sd = A.std(axis=0, ddof=1)
+    sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
+    Za = (A - mu) / sd
+    Zy = (Y - mu) / sd
+    Zy = np.where(np.isfinite(Zy), Zy, 0.0)
+    Sa = np.atleast_2d(np.cov(Za, rowvar=False))
+    Sy = np.atleast_2d(np.cov(Zy, rowvar=False))
+    W = Sa @ np.linalg.pinv(Sy, hermitian=True)
+    X_hat = ((Zy - Zy.mean(axis=0)) @ W.T) * sd + mu
+    return X_hat, {"gain_trace": float(np.trace(W))}

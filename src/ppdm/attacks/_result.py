@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AttackResult", "reconstruction_scores", "no_release_scores", "ORIGINAL_SCORES", "t_interval"]
+__all__ = ["AttackResult", "reconstruction_scores", "no_release_scores", "ORIGINAL_SCORES", "t_interval",
+           "beyond_baseline"]
 
 # re-identification of reconstructions is scored on at most this many attacked records (against all records)
 MAX_REID_TARGETS = 2000
@@ -46,6 +47,14 @@ class AttackResult:
     n_seeds : int
     details : dict
         Attack-specific figures (JSON-able; never data values or keys).
+    control_rate : float or None
+        The same attack's success where the release carries nothing of the target's own row (linkage:
+        chance among the attacker's records; reconstructions: the column-median guess).
+    excess : float or None
+        ``success - control_rate``, floored at 0: what the release discloses beyond the control.
+    within_5pct_beyond_baseline : float or None
+        Share of values recovered within +-5 % among those the column-median guess misses: value
+        disclosure beyond what the population already tells.
     """
 
     attack: str
@@ -60,6 +69,9 @@ class AttackResult:
     ci: list[float] | None = None
     n_seeds: int = 1
     details: dict[str, Any] = field(default_factory=dict)
+    control_rate: float | None = None
+    excess: float | None = None
+    within_5pct_beyond_baseline: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict (NaN and infinities become None)."""
@@ -95,14 +107,26 @@ def reidentification(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np
     return float((nn == rows).mean())
 
 
+def beyond_baseline(X_hat: np.ndarray, X: np.ndarray, pct: float = 5.0) -> float:
+    """Share of values within +-pct % among those the column-median guess misses (0 when it misses none)."""
+    med = np.median(X, axis=0)
+    tol = pct / 100.0 * np.abs(X) + 1e-12 * (np.abs(X) + 1)
+    missed = np.abs(med - X) > tol
+    if not missed.any():
+        return 0.0
+    return float((np.abs(X_hat - X) <= tol)[missed].mean())
+
+
 def reconstruction_scores(
     X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator
 ) -> dict[str, float]:
-    """RMSE, within-5 % share and re-identification rate of a reconstruction on the attacked rows."""
+    """RMSE, within-5 % share (raw and beyond the median guess) and re-identification of a reconstruction."""
+    X_hat = np.where(np.isfinite(X_hat), X_hat, np.median(X, axis=0))
     E = X_hat[rows] - X[rows]
     return {
         "rmse": float(np.sqrt(np.mean(E**2))),
         "within_5pct": within_pct(X_hat[rows], X[rows]),
+        "within_5pct_beyond_baseline": beyond_baseline(X_hat[rows], X[rows]),
         "reidentification_rate": reidentification(X_hat, X, rows, rng),
     }
 
@@ -113,11 +137,13 @@ def no_release_scores(X: np.ndarray, rows: np.ndarray) -> dict[str, float]:
     return {
         "rmse": float(np.sqrt(np.mean((guess - X[rows]) ** 2))),
         "within_5pct": within_pct(guess, X[rows]),
+        "within_5pct_beyond_baseline": 0.0,
         "reidentification_rate": 1.0 / X.shape[0],
     }
 
 
-ORIGINAL_SCORES: dict[str, float | None] = {"rmse": 0.0, "within_5pct": 1.0, "reidentification_rate": 1.0}
+ORIGINAL_SCORES: dict[str, float | None] = {"rmse": 0.0, "within_5pct": 1.0, "within_5pct_beyond_baseline": 1.0,
+                                            "reidentification_rate": 1.0}
 
 
 def t_interval(values: list[float], level: float = 0.95) -> list[float] | None:

@@ -51,6 +51,10 @@ def _release_only(t: ThreatModel, same: bool) -> bool:
     return same
 
 
+def _population(t: ThreatModel, same: bool) -> bool:
+    return same and (t.population or t.known_sample > 0)
+
+
 _SPECS: tuple[AttackSpec, ...] = (
     AttackSpec("known_io", "known input-output pairs: least squares / Procrustes (+ marginals) inverts linear "
                "releases", _pairs, lambda t: t.has_pairs, True),
@@ -58,8 +62,13 @@ _SPECS: tuple[AttackSpec, ...] = (
                _pairs, lambda t: t.has_pairs, True),
     AttackSpec("pca", "known sample: covariance eigenvectors aligned by KS sign search", _sample,
                lambda t: t.known_sample > 0, True),
-    AttackSpec("linkage", "record linkage: nearest original record in raw, standardised and projected spaces",
-               _records, lambda t: t.population or bool(t.known_columns), False),
+    AttackSpec("mmse", "linear minimum-mean-square-error (Wiener) estimate from the population's covariance "
+               "and the release's (additive noise; no pairs needed)", _population,
+               lambda t: t.population or t.known_sample > 0, False),
+    AttackSpec("linkage", "record linkage: nearest original record in raw, standardised, projected and population "
+               "z-score spaces, isometry invariants (norms, k-NN distance profiles), one-to-one matching, and "
+               "exact match on the passed-through columns", _records,
+               lambda t: t.population or bool(t.known_columns), False),
     AttackSpec("interval_disclosure", "share of true values inside rank/deviation intervals around released ones",
                _release_only, lambda t: t.population, False),
     AttackSpec("spectral_filter", "spectral filtering of additive noise (eigenvalues above the noise bound)",
@@ -129,8 +138,13 @@ def run_attacks_named(
     ids: Sequence[object] | None = None,
     n_seeds: int = 3,
     progress: Callable[[str], None] | None = None,
+    categories: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[AttackResult]:
-    """:func:`run_attacks` with column names (for known-columns) and record ids (for known-records)."""
+    """:func:`run_attacks` with column names (for known-columns) and record ids (for known-records).
+
+    ``categories`` holds the passed-through columns of the original and the release (as arrays of the
+    same rows): every column that reaches the release is part of what the attacker sees.
+    """
     from ppdm.utils.validation import check_array
 
     X = check_array(original, name="original", min_rows=4)
@@ -158,7 +172,8 @@ def run_attacks_named(
             progress(a)
         spec = _BY_NAME[a]
         reps = 1 if not spec.seeded or (a in ("known_io", "distance") and known_fixed is not None) else n_seeds
-        runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed) for r in range(reps)]
+        runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories)
+                for r in range(reps)]
         results.append(_combine(a, t, runs))
     return results
 
@@ -179,7 +194,8 @@ def _draw(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 
 
 def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random.Generator,
-         cols: list[str], known_fixed: np.ndarray | None) -> dict[str, Any]:
+         cols: list[str], known_fixed: np.ndarray | None,
+         categories: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
     """One repetition: scores, baselines and details."""
     n, m = X.shape
     everyone = np.arange(n)
@@ -214,10 +230,23 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         if not t.population and not t.known_sample:
             det["rates"] = {k: v for k, v in det["rates"].items() if k == "known_columns"}
             det["best_space"] = "known_columns"
-        rate = max(det["rates"].values())
+        else:
+            from ppdm.attacks._population import population_linkage
+
+            pop = population_linkage(X, Y, rng, rows=known_rows, categories=categories)
+            det["rates"].update(pop.pop("rates"))
+            det.update({k: v for k, v in pop.items() if k not in det})
+            det["best_space"] = max(det["rates"], key=lambda k: det["rates"][k])
+        rate = max(det["rates"].values(), default=det["chance"])
         return {"success": rate, "reidentification_rate": rate,
                 "baseline_no_release": {"success": det["chance"], "reidentification_rate": det["chance"]},
                 "baseline_original": {"success": 1.0, "reidentification_rate": 1.0}, "details": det}
+    if name == "mmse":
+        from ppdm.attacks._filtering import wiener_reconstruction
+
+        known = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
+        X_hat, det = wiener_reconstruction(X[known], Y)
+        return _recon(_clip(X_hat, X, t), X, everyone, rng, det)
     if name == "interval_disclosure":
         from ppdm.attacks._linkage import interval_disclosure
 
@@ -275,10 +304,13 @@ def _combine(name: str, t: ThreatModel, runs: list[dict[str, Any]]) -> AttackRes
     if len(runs) > 1:
         details = {k: (mean(k, [r["details"] for r in runs]) if isinstance(v, float) else v)
                    for k, v in details.items()}
+    success = mean("success", runs)
+    # the control: the same attack where the release tells nothing of the target's own row
+    control = mean("success", [r["baseline_no_release"] for r in runs])
     return AttackResult(
         attack=name,
         threat=str(t),
-        success=mean("success", runs),
+        success=success,
         success_measure=_MEASURE.get(name, "within_5pct"),
         rmse=mean("rmse", runs),
         within_5pct=mean("within_5pct", runs),
@@ -288,10 +320,39 @@ def _combine(name: str, t: ThreatModel, runs: list[dict[str, Any]]) -> AttackRes
         ci=t_interval([r["success"] for r in runs]) if len(runs) > 1 else None,
         n_seeds=len(runs),
         details=details,
+        control_rate=control,
+        excess=None if success is None or control is None else max(0.0, success - control),
+        within_5pct_beyond_baseline=mean("within_5pct_beyond_baseline", runs),
     )
 
 
 # ------------------------------------------------------------------------------------ tables
+
+
+def _passthrough(o: pd.DataFrame, r: pd.DataFrame, id: str | None, cols: Sequence[str],
+                 rcols: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    """The columns that reach the release unperturbed (label included, id excluded), aligned by rows.
+
+    A column counts when it is in both tables and its released values equal the original's on at least
+    half of the rows (a recoded or perturbed column is attacked as numbers, not matched exactly).
+    """
+    if id is not None and id in o.columns and id in r.columns:
+        pos = pd.Index(o[id]).get_indexer(r[id])
+        if (pos < 0).any():
+            return None
+        o = o.iloc[pos].reset_index(drop=True)
+    if len(o) != len(r):
+        return None
+    names = []
+    for c in r.columns:
+        if c == id or c in cols or c in rcols or c not in o.columns:
+            continue
+        same = (o[c].astype(str).to_numpy() == r[c].astype(str).to_numpy()).mean()
+        if same >= 0.5:
+            names.append(str(c))
+    if not names:
+        return None
+    return (o[names].astype(str).to_numpy(), r[names].astype(str).to_numpy(), names)
 
 
 def attack_tables(
@@ -308,8 +369,11 @@ def attack_tables(
     sep: str | None = None,
     progress: Callable[[str], None] | None = None,
     sample: int | None = None,
+    state: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Read and align an original and a release (from any tool), run the attacks, return a JSON-able dict.
+
+    ``state`` (the release's state file) aligns a pseudonymous, shuffled ppdm release with its original.
 
     Rows are matched by ``id`` (else by position). The release is compared on the original's columns when
     it has them all; otherwise (a projection or embedding with its own columns) on all its numeric columns.
@@ -322,11 +386,11 @@ def attack_tables(
     """
     from ppdm.data.io import read_table
     from ppdm.data.schema import numeric_matrix
-    from ppdm.pipeline import align_tables, sample_rows
+    from ppdm.pipeline import align_tables, align_with_state, sample_rows
     from ppdm.utils.memory import check_dense, rows_that_fit
 
     o = read_table(original, sep=sep)
-    r = read_table(release, sep=sep)
+    r = align_with_state(o, read_table(release, sep=sep), state, id)
     n_all = len(r)
     o, r = sample_rows(o, r, sample, by_id=id is not None, seed=seed)
     width = max(o.shape[1], r.shape[1])
@@ -356,10 +420,11 @@ def attack_tables(
             raise InputError("the release has no numeric column to attack; check the file or --columns")
         Y = numeric_matrix(r, rcols)
     ids = (r[id].astype(str).tolist() if id is not None else None)
+    categories = _passthrough(o, r, id, cols, rcols)
     if attacks is None and targeted:
         attacks = targeted_attacks(t, X.shape[1] == Y.shape[1])
     res = run_attacks_named(X, Y, t, attacks=attacks, random_state=seed, columns=cols, ids=ids,
-                            progress=progress)
+                            progress=progress, categories=categories)
     return {
         "results": [x.to_dict() for x in res],
         "schema": "ppdm.attack/1",
@@ -368,6 +433,7 @@ def attack_tables(
         "n_rows": int(X.shape[0]),
         "columns": list(cols),
         "release_columns": list(rcols),
+        "passed_through": [] if categories is None else categories[2],
         "seed": seed,
         **({"sample": f"seeded sample of {len(r)} of {n_all} rows"} if len(r) < n_all else {}),
     }

@@ -150,6 +150,8 @@ class PartitionRelease:
     operator: tuple[np.ndarray, np.ndarray] | None = None
     columns: np.ndarray | None = None  # positions (within the released columns) of the distorted block
     noise_seed: int | None = None
+    #: the release key when rows are shuffled within the partition and ids pseudonymised (key material)
+    identity_key: Any = None
 
     def __repr__(self) -> str:  # dask logs the arguments of a failed task; keep the keys out of the logs
         return f"PartitionRelease({len(self.schema.released)} columns, <key material>)"
@@ -199,4 +201,10 @@ class PartitionRelease:
         out = self.release(X.copy() if self.operator is None else X, start, rows, factors)
         diff = X - out
         stats = np.array([float(np.einsum("ij,ij->", diff, diff)), ss_x, float((~np.isfinite(out)).sum())])
-        return self.schema.assemble(df.reset_index(drop=True), out), stats
+        frame = self.schema.assemble(df.reset_index(drop=True), out)
+        if self.identity_key is not None:
+            from ppdm.keys import hide_identity
+
+            # rows are shuffled within the partition (one stream per partition start), ids hashed with the key
+            frame, _ = hide_identity(frame, self.schema.id, self.identity_key, stream=(int(start),))
+        return frame, stats

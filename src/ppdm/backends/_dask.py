@@ -526,8 +526,13 @@ def perturb(
     sep: str | None = None,
     scheduler: str | None = None,
     npartitions: int | None = None,
+    key: Any = None,
+    keep_ids: bool = True,
 ) -> Any:
     """Release a table on Dask; the arguments are those of :func:`ppdm.pipeline.perturb`.
+
+    ``key`` (a :class:`ppdm.keys.ReleaseKey`) goes to the state; unless ``keep_ids``, the rows of every
+    partition are shuffled and the ids replaced by keyed pseudonyms (partitions stay in order).
 
     The release goes to ``output`` as a directory of Parquet files (one per input partition, in row
     order). Without ``output`` the returned ``release`` is a lazy dask DataFrame.
@@ -609,8 +614,11 @@ def perturb(
         if top is not mech:
             top.mechanism_ = mech
 
+        from ppdm.keys import release_key
+
+        key = key if key is not None else release_key(seed)
         rel = PartitionRelease(schema, scaler, release_units, mechanism=mech,
-                               columns=None if top is mech else cols)
+                               columns=None if top is mech else cols, identity_key=None if keep_ids else key)
         if isinstance(mech, (AdditiveNoise, MultiplicativeNoise)):
             rel.noise_seed = int(mech.seed_)
         elif top is mech and (P := _linear_key(mech)) is not None:
@@ -632,6 +640,10 @@ def perturb(
         if len(parts) != len(lengths):
             raise InputError("the input's partitions changed between two passes (was it modified while ppdm read "
                              "it?); rerun on a stable copy")
+        from ppdm.keys import Identity
+
+        # the within-partition permutations are regenerated from the key; ids align through the pseudonyms
+        identity = Identity(np.zeros(0, dtype=np.int64), kept=True) if keep_ids else None
         summary: dict[str, Any] = {"method": method, "backend": "dask", "cluster": conn["cluster"],
                                    "cluster_seconds": conn["seconds"], "n_rows": n, "n_released_columns": m,
                                    "n_partitions": len(parts), "preprocess": preprocess, "re": None}
@@ -654,7 +666,7 @@ def perturb(
                     raise InputError("the release has non-finite values (the input is too close to overflow); "
                                      "rescale it")
                 if state_path is not None:
-                    save_release_state(state_path, top, scaler, schema, method=method, seed=seed)
+                    save_release_state(state_path, top, scaler, schema, method=method, key=key, identity=identity)
                 _publish(tmp, out_path)
             finally:
                 if tmp.exists():
@@ -662,7 +674,7 @@ def perturb(
             summary["re"] = float(np.sqrt(ss[0] / ss[1])) if ss[1] > 0 else 0.0
             release = dd.read_parquet(str(out_path))  # lazy: nothing is read until used
         if out_path is None and state_path is not None:
-            save_release_state(state_path, top, scaler, schema, method=method, seed=seed)
+            save_release_state(state_path, top, scaler, schema, method=method, key=key, identity=identity)
         summary["seconds"] = time.perf_counter() - t0
     return PerturbResult(release, top, scaler, schema, summary, out_path, state_path)
 

@@ -15,11 +15,14 @@ from ppdm.cli.options import (
     DropOtherOpt,
     ForceOpt,
     IdOpt,
+    KeepIdsOpt,
+    KeySeedOpt,
     LabelOpt,
     OutOpt,
     SampleOpt,
     SeedOpt,
     SepOpt,
+    StateInOpt,
     split_list,
 )
 
@@ -100,7 +103,8 @@ def perturb(
         help="Scaling before the mechanism: none, zscore, range, minshift, nonneg.")] = "zscore",
     release_units: Annotated[str, typer.Option(help="original (default) or preprocessed units.")] = "original",
     state: Annotated[Path | None, typer.Option(help="Write the secret state (keys) here, owner-only.")] = None,
-    seed: SeedOpt = 0,
+    seed: KeySeedOpt = None,
+    keep_ids: KeepIdsOpt = False,
     force: ForceOpt = False,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -124,15 +128,18 @@ def perturb(
     res = run(input, method=method, params=params, id=id, label=label, columns=split_list(columns),
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
               release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns,
-              output=output, state=state, force=force, seed=seed, sep=sep, backend=backend, scheduler=scheduler)
+              output=output, state=state, force=force, seed=seed, sep=sep, backend=backend, scheduler=scheduler,
+              keep_ids=keep_ids)
     s = res.summary
     if as_json:
         print(json.dumps(s | {"output": str(res.output)}, indent=2))
         return
     c = _console()
+    # a random_state is key material: it is never echoed
+    shown = ", ".join(f"{k}={v}" for k, v in params.items() if k != "random_state") or "defaults"
     c.print(f"released {s['n_rows']} rows x {s['n_released_columns']} perturbed columns with "
-            f"[bold]{method}[/] ({', '.join(f'{k}={v}' for k, v in params.items()) or 'defaults'}) "
-            f"-> {res.output}")
+            f"[bold]{method}[/] ({shown}) -> {res.output}")
+    c.print(f"key: {s['key']['source']}; {s['identity']['layout']}")
     fig = f"RE = {s['re']:.4f}" if "re" in s else f"stress-1 = {s.get('stress', float('nan')):.4f}"
     c.print(f"{fig}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
             + (f"   state -> {res.state} (secret; keep it private)" if res.state else ""))
@@ -153,6 +160,7 @@ def evaluate(
     )] = None,
     tests: Annotated[bool, typer.Option("--tests", help="Paired t-tests of the utility suite's trials.")] = False,
     sample: SampleOpt = None,
+    state: StateInOpt = None,
     seed: SeedOpt = 0,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")] = False,
@@ -168,6 +176,8 @@ def evaluate(
     from ppdm.pipeline import evaluate as run
 
     if check_backend(backend) == "dask":
+        if state is not None:
+            raise ParameterError("--state alignment runs in memory; evaluate with --backend numpy (and --sample N)")
         _evaluate_dask(original, release, id=id, label=label, columns=columns, rank_mode=rank_mode,
                        normalize=normalize, utility=utility, tests=tests, sample=sample, seed=seed, sep=sep,
                        as_json=as_json, scheduler=scheduler)
@@ -176,7 +186,7 @@ def evaluate(
         raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
     res = run(original, release, id=id, label=label, columns=split_list(columns), rank_mode=rank_mode,
               normalize=normalize, utility=split_list(utility or "kmeans,svm") or (), seed=seed, sep=sep,
-              tests=tests, sample=sample)
+              tests=tests, sample=sample, state=state)
     if as_json:
         print(json.dumps(res, indent=2))
         return
@@ -325,7 +335,7 @@ def inspect(
 
 def _redact_seeds(value: object, key: str = "") -> object:
     """Seeds regenerate keys (noise, rotations), so ``inspect`` names them without their values."""
-    if "seed" in key or key == "random_state":
+    if "seed" in key or key in ("random_state", "entropy"):
         return "<secret>" if value is not None else None
     if isinstance(value, dict):
         return {k: _redact_seeds(v, str(k)) for k, v in value.items()}

@@ -8,7 +8,17 @@ from typing import Annotated
 
 import typer
 
-from ppdm.cli.options import ColumnsOpt, ForceOpt, IdOpt, LabelOpt, SampleOpt, SeedOpt, SepOpt, split_list
+from ppdm.cli.options import (
+    ColumnsOpt,
+    ForceOpt,
+    IdOpt,
+    LabelOpt,
+    SampleOpt,
+    SeedOpt,
+    SepOpt,
+    StateInOpt,
+    split_list,
+)
 
 
 def _fmt(v: object, pct: bool = True) -> str:
@@ -31,6 +41,7 @@ def attack(
     columns: ColumnsOpt = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
     sample: SampleOpt = None,
+    state: StateInOpt = None,
     seed: SeedOpt = 0,
     force: ForceOpt = False,
     sep: SepOpt = None,
@@ -47,7 +58,7 @@ def attack(
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as prog:
         task = prog.add_task("attacking", total=None)
         res = attack_tables(original, release, threat=t, attacks=split_list(attacks), targeted=not all_, id=id,
-                            label=label, columns=split_list(columns), seed=seed, sep=sep, sample=sample,
+                            label=label, columns=split_list(columns), seed=seed, sep=sep, sample=sample, state=state,
                             progress=lambda a: prog.update(task, description=f"attack: {a}"))
     if out is not None:
         with atomic_write(out, binary=False) as f:

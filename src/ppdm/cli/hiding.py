@@ -8,7 +8,18 @@ from typing import Annotated, Any
 
 import typer
 
-from ppdm.cli.options import ColumnsOpt, DropOpt, ForceOpt, IdOpt, LabelOpt, OutOpt, SeedOpt, SepOpt, split_list
+from ppdm.cli.options import (
+    ColumnsOpt,
+    DropOpt,
+    ForceOpt,
+    IdOpt,
+    KeepIdsOpt,
+    KeySeedOpt,
+    LabelOpt,
+    OutOpt,
+    SepOpt,
+    split_list,
+)
 
 __all__ = ["register"]
 
@@ -42,7 +53,8 @@ def hide(
     columns: ColumnsOpt = None,
     drop: DropOpt = None,
     state: Annotated[Path | None, typer.Option(help="Write the NMF factors (secret) here, owner-only.")] = None,
-    seed: SeedOpt = 0,
+    seed: KeySeedOpt = None,
+    keep_ids: KeepIdsOpt = False,
     force: ForceOpt = False,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -67,7 +79,7 @@ def hide(
         s = hide_table(input, clusters=clusters, hide_member=hide_member or (), negate_pair=negate_pair or (),
                        join_pair=join_pair or (), separate_pair=separate_pair or (), id=id, label=label,
                        columns=split_list(columns), drop=split_list(drop) or (), output=output, state=state,
-                       force=force, seed=seed, sep=sep, progress=tick, search=search, scheme=scheme,
+                       force=force, seed=seed, sep=sep, progress=tick, search=search, scheme=scheme, keep_ids=keep_ids,
                        t_policy=t_policy, components=components, solver=nmf_solver, max_trials=max_trials,
                        tolerance=tolerance, reference=reference, shift=not no_shift)
     if as_json:

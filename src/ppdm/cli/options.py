@@ -17,6 +17,12 @@ DropOtherOpt = Annotated[
     bool, typer.Option("--drop-other", help="Drop columns that are neither perturbed, id nor label.")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same bytes).")]
+KeySeedOpt = Annotated[int | None, typer.Option(
+    "--seed", min=0, help="Make the release repeatable with this seed. Default: a secret key from OS entropy, kept in "
+    "the state only. A release made with a known seed can be undone by anyone who knows or guesses it.")]
+KeepIdsOpt = Annotated[bool, typer.Option(
+    "--keep-ids", help="Publish the original ids in the original row order (linkable; for releases that stay inside "
+    "the organisation). Default: random pseudonyms and shuffled rows, the mapping in the state only.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing outputs.")]
 SepOpt = Annotated[str | None, typer.Option("--sep", help="Field separator of text input (default ',' or tab).")]
 SampleOpt = Annotated[int | None, typer.Option(
@@ -28,3 +34,5 @@ def split_list(value: str | None) -> list[str] | None:
     if value is None:
         return None
     return [v.strip() for v in value.split(",") if v.strip()]
+StateInOpt = Annotated[Path | None, typer.Option(
+    "--state", help="The release's state file: aligns a pseudonymous, shuffled release with its original.")]

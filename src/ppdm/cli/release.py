@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ppdm.cli.options import ColumnsOpt, ForceOpt, IdOpt, LabelOpt, SepOpt, split_list
+from ppdm.cli.options import ColumnsOpt, ForceOpt, IdOpt, KeepIdsOpt, KeySeedOpt, LabelOpt, SepOpt, split_list
 
 
 def release_command(
@@ -22,8 +22,10 @@ def release_command(
     max_reid: Annotated[float | None, typer.Option("--max-reid", help="Largest re-identification rate.")] = None,
     max_within: Annotated[float | None, typer.Option(
         "--max-within-5pct", help="Largest share of values recovered within 5 %.")] = None,
-    objective: Annotated[str | None, typer.Option(help="Utility to maximise: knn_pct, svm_pct, kmeans_pct.")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of every random choice.")] = None,
+    objective: Annotated[str | None, typer.Option(
+        help="Utility to maximise: tstr_knn_pct (default), knn_pct, svm_pct, kmeans_pct.")] = None,
+    seed: KeySeedOpt = None,
+    keep_ids: KeepIdsOpt = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel workers (-1: all cores).")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="Release file format: csv or parquet.")] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Cache of scored candidates.")] = None,
@@ -56,7 +58,7 @@ def release_command(
     if input is None or output is None:
         raise ParameterError("give the input table and --output DIR (or --print-config)")
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
-                  force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep)
+                  force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids)
     from rich.console import Console
 
     c = Console(highlight=False)

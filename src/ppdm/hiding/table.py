@@ -92,16 +92,24 @@ def hide_table(
     output: PathLike | None = None,
     state: PathLike | None = None,
     force: bool = False,
-    seed: int = 0,
+    seed: int | None = None,
     sep: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    keep_ids: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
     """Hide memberships/relations in a table and (when achieved) write the release.
 
     ``options`` go to :func:`ppdm.hiding.hide_patterns` (search, scheme, t_policy, components, solver,
     max_trials, tolerance, reference, shift). Returns a JSON-able summary without key material.
+    ``seed`` None draws a secret key from OS entropy (see :mod:`ppdm.keys`). Success is checked on the
+    release in the original row order; unless ``keep_ids``, the written release has its rows shuffled and
+    its ids pseudonymised like every release (the mapping is in the state).
     """
+    from ppdm.keys import MECHANISM_STREAM, hide_identity, release_key, warn_known
+
+    key = release_key(seed)
+    warn_known(key)
     inputs = [source] if isinstance(source, (str, os.PathLike)) else []
     out_path = check_output_path(output, inputs=inputs, force=force) if output is not None else None
     state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
@@ -128,14 +136,17 @@ def hide_table(
     pairs = [parse_pair(s, index, id) for s in negate_pair]
     pairs += [parse_pair(s, index, id, True) for s in join_pair]
     pairs += [parse_pair(s, index, id, False) for s in separate_pair]
-    res = hide_patterns(X, clusters, members, pairs, random_state=seed, progress=progress, **options)
+    res = hide_patterns(X, clusters, members, pairs, random_state=key.seed(MECHANISM_STREAM), progress=progress,
+                        **options)
     summary = summarize(res, X, names, schema.released)
+    summary["key"] = key.describe()
     if res.achieved:
+        released, identity = hide_identity(schema.assemble(df, res.release), schema.id, key, keep_ids=keep_ids)
         if state_path is not None:
-            _save_state(state_path, res, schema, seed)
+            _save_state(state_path, res, schema, key, identity)
             summary["state"] = str(state_path)
         if out_path is not None:
-            write_table(schema.assemble(df, res.release), out_path)
+            write_table(released, out_path)
             summary["output"] = str(out_path)
     return summary
 
@@ -179,11 +190,13 @@ def summarize(res: HidingResult, X: np.ndarray, names: Sequence[object], columns
     }
 
 
-def _save_state(path: Path, res: HidingResult, schema: Any, seed: int) -> None:
+def _save_state(path: Path, res: HidingResult, schema: Any, key: Any, identity: Any) -> None:
     from ppdm import __version__
     from ppdm.state import save_state
 
-    header = {"method": "nmf-hiding", "seed": seed, "ppdm_version": __version__, "schema": schema.to_dict(),
-              "search": res.search, "components": res.components}
-    arrays = {"factors": res.H, "components": res.W, "offset": res.offset, "scale": res.scale}
+    header = {"method": "nmf-hiding", "key": {"entropy": str(key.entropy), "known": bool(key.known)},
+              "ppdm_version": __version__, "schema": schema.to_dict(), "search": res.search,
+              "components": res.components, "identity": {"kept": bool(identity.kept)}}
+    arrays = {"factors": res.H, "components": res.W, "offset": res.offset, "scale": res.scale,
+              **identity.to_arrays()}
     save_state(path, "hiding", header, arrays)

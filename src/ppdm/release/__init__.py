@@ -110,12 +110,18 @@ def release(
     use_cache: bool = True,
     progress: bool = True,
     sep: str | None = None,
+    keep_ids: bool = False,
 ) -> ReleaseResult:
-    """Choose and write a release. See the module docstring for the outputs."""
+    """Choose and write a release. See the module docstring for the outputs.
+
+    The release key comes from OS entropy unless ``config.seed`` is set (then the record says the release
+    can be undone by whoever knows the seed). Unless ``keep_ids``, the written release has its rows
+    shuffled and its ids replaced by keyed pseudonyms (the mapping is in ``release.state``).
+    """
     from ppdm import __version__, registry
     from ppdm.data.io import read_table
     from ppdm.data.schema import resolve_schema
-    from ppdm.release.evaluate import SCORING_VERSION, utility_scores
+    from ppdm.release.evaluate import SCORING_VERSION, holdout_split, train_on_release_accuracy, utility_scores
     from ppdm.release.select import choose, pareto_front
 
     cfg = config or default_config()
@@ -130,9 +136,16 @@ def release(
     _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
     X = schema.matrix(df)
     y = df[label].to_numpy() if label else None
-    if cfg.policy.objective != "neighbour_pct" and y is None:
+    if cfg.policy.objective != "neighbour_pct" and y is None:  # no label: no classifier to measure
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": "neighbour_pct"})})
     fp = _fingerprint(X, schema.released)
+    from ppdm.keys import release_key, warn_known
+
+    key = release_key(cfg.seed)
+    warn_known(key)
+    # every column that reaches the release unperturbed (passed through, and the label) is attacked too
+    shown = [c for c in (*schema.passthrough, *([schema.label] if schema.label else [])) if c in df.columns]
+    categories = df[shown].astype(str).to_numpy() if shown else np.zeros((len(df), 0), dtype=object)
     cache = _Cache(_cache_dir(cache_dir) if use_cache else None)
     jobs = []
     for mg in cfg.methods:
@@ -142,23 +155,46 @@ def release(
             # default grids adapt to narrow tables; a grid the user wrote is checked as given
             if default_grid and isinstance(params.get("rank"), int) and params["rank"] >= min(X.shape):
                 continue
+            # a secret key is not part of the cache key: a cached score measured an equivalent draw
             payload = {"fp": fp, "method": mg.method, "params": params, "seed": cfg.seed, "pre": cfg.preprocess,
-                       "threat": cfg.threat, "label": label, "v": SCORING_VERSION, "ppdm": __version__}
+                       "threat": cfg.threat, "label": label, "shown": shown, "v": SCORING_VERSION,
+                       "ppdm": __version__}
             jobs.append((cache.key(payload), mg.method, params))
     if not jobs:
         raise ParameterError("no candidate fits a table this small; give --methods noise,rotation or a --config grid")
-    cands = _run_sweep(X, y, jobs, cfg, cache, progress)
-    original_utility = utility_scores(X, y, seed=cfg.seed) if y is not None else {}
+    from ppdm.keys import MECHANISM_STREAM
+
+    evaluation_seed = 0 if cfg.seed is None else cfg.seed
+    # real records held out of a second fit of each candidate: utility as an analyst gets it
+    holdout = holdout_split(y, seed=evaluation_seed) if y is not None else None
+    if holdout is None and cfg.policy.objective == "tstr_knn_pct":
+        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(
+            update={"objective": "knn_pct" if y is not None else "neighbour_pct"})})
+    context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": list(schema.released), "categories": categories,
+               "holdout": holdout}
+    everything = _run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
+    failed = [c for c in everything if "failed" in c]
+    cands = [c for c in everything if "failed" not in c]
+    if not cands:
+        c = failed[0]
+        raise ParameterError(f"every candidate failed; the first, {c['method']} {c['params']}: {c['failed']}")
+    original_utility = utility_scores(X, y, seed=evaluation_seed) if y is not None else {}
     original_utility["neighbour_pct"] = 100.0
+    if holdout is not None:
+        tr, te = holdout
+        original_utility["tstr_knn_pct"] = train_on_release_accuracy(X[tr], y[tr], X[te], y[te])
+        original_utility["majority_pct"] = 100.0 * float(
+            pd.Series(np.asarray(y)[te].astype(str)).value_counts(normalize=True).max())
     objective = cfg.policy.objective
-    best, reasons = choose(cands, cfg.policy)
+    best, reasons = choose(cands, cfg.policy, shown=shown, categories=categories)
     front = set(pareto_front(cands, objective))
     for i, c in enumerate(cands):
         c["pareto"] = i in front
         c["verdict"] = reasons[i]
         c["chosen"] = i == best
     chosen = cands[best]
-    return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs)
+    return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
+                          key=key, keep_ids=keep_ids, failed=failed)
 
 
 #: dense n x m working arrays per sweep worker (a candidate release, its attacks and utility scores)
@@ -186,7 +222,7 @@ def _check_sweep_memory(n: int, m: int, n_jobs: int) -> None:
 
 
 def _run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
-               cache: _Cache, progress: bool) -> list[dict[str, Any]]:
+               cache: _Cache, progress: bool, seed: int, context: dict[str, Any]) -> list[dict[str, Any]]:
     from joblib import Parallel, delayed
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -208,44 +244,61 @@ def _run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, d
             n_jobs = cfg.n_jobs if len(todo) > 1 else 1
             par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             calls = (delayed(_indexed)(i, score_candidate, X, y, jobs[i][1], jobs[i][2], preprocess=cfg.preprocess,
-                                       threat=cfg.threat, seed=cfg.seed) for i in todo)
+                                       threat=cfg.threat, seed=seed, **context) for i in todo)
             for i, res in par(calls):
-                cache.put(jobs[i][0], res)
+                if "failed" not in res:
+                    cache.put(jobs[i][0], res)
                 results[i] = res | {"cached": False}
                 bar.advance(task)
     return [results[i] for i in range(len(jobs))]
 
 
 def _indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
-    return i, fn(*args, **kwargs)
+    """Run one candidate; a failure is recorded with its one-line reason and never stops the sweep."""
+    try:
+        return i, fn(*args, **kwargs)
+    except MemoryError:
+        raise
+    except Exception as e:  # noqa: BLE001 (any failure of one candidate is that candidate's verdict)
+        from ppdm.exceptions import PPDMError
+
+        reason = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+        what = reason if isinstance(e, PPDMError) else f"{type(e).__name__}: {reason}"
+        return i, {"method": args[2], "params": args[3], "failed": what}
 
 
-def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs):  # type: ignore[no-untyped-def]
+def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
+                   key, keep_ids, failed):
     import warnings
 
     from ppdm import __version__, registry
     from ppdm.data.io import write_table
-    from ppdm.pipeline import perturb_array, save_release_state
+    from ppdm.keys import MECHANISM_STREAM, hide_identity
+    from ppdm.pipeline import _identity_summary, perturb_array, save_release_state
     from ppdm.release.summary import plot_data, summary_text
     from ppdm.report import render_report
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mech = registry.build(chosen["method"], chosen["params"], random_state=cfg.seed)
-        B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess)
-    released = schema.assemble(df, B)
+        mech = registry.build(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM))
+        B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
+    released, identity = hide_identity(schema.assemble(df, B), schema.id, key, keep_ids=keep_ids)
     record = {
         "ppdm_version": __version__,
         "input": {"fingerprint_sha256": fp, "n_rows": int(X.shape[0]), "released_columns": list(schema.released),
                   "id": schema.id, "label": schema.label, "passthrough": list(schema.passthrough)},
-        # the seed regenerates the chosen mechanism's key (noise, rotation): it stays in release.state
+        # the key regenerates the chosen mechanism's draws (noise, rotation): it stays in release.state
         "config": cfg.model_dump(mode="json", exclude={"seed"}) | {"seed": "in release.state (secret)"},
+        "key": key.describe(),
+        "identity": _identity_summary(identity, schema.id),
         "threat": {"spec": cfg.threat, "description": threat.describe()},
         "policy": cfg.policy.model_dump(mode="json"),
         "original_utility": original_utility,
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
         | {"preprocess": cfg.preprocess},
         "candidates": cands,
+        # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
+        "failed_candidates": failed,
         "per_column_re": {c: float(np.linalg.norm(X[:, j] - B[:, j]) / max(np.linalg.norm(X[:, j]), 1e-300))
                           for j, c in enumerate(schema.released)},
         "files": {"release": f"release.{cfg.output_format}", "state": "release.state (secret)",
@@ -256,9 +309,10 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     try:
         write_table(released, tmp / f"release.{cfg.output_format}")
-        save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], seed=cfg.seed)
+        save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
+                           identity=identity)
         (tmp / "release.json").write_text(json.dumps(record, indent=1, default=_json_default))
-        html = render_report(record, plot_data(X, B, y, schema.released, seed=cfg.seed))
+        html = render_report(record, plot_data(X, B, y, schema.released, seed=0))
         (tmp / "report.html").write_text(html, encoding="utf-8")
         os.chmod(tmp, 0o755)
         _replace_dir(tmp, out, force)

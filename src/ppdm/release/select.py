@@ -10,18 +10,31 @@ __all__ = ["risk_score", "pareto_front", "choose"]
 
 
 def risk_score(c: dict[str, Any]) -> float:
-    """One risk number per candidate: the worst of re-identification and value disclosure."""
+    """One risk number per candidate: the worst of re-identification and value disclosure beyond the baseline."""
+    if "failed" in c:
+        return float("inf")
     return max(c["risk"]["reidentification"], c["risk"]["within_5pct"])
+
+
+def _reid(c: dict[str, Any]) -> float:
+    """Re-identification beyond its control (chance), which the policy limits."""
+    return float(c["risk"].get("reidentification_excess", c["risk"]["reidentification"]))
+
+
+def _utility(c: dict[str, Any], objective: str) -> float:
+    return float("-inf") if "failed" in c else float(c["utility"][objective])
 
 
 def pareto_front(cands: list[dict[str, Any]], objective: str) -> list[int]:
     """Indices of candidates no other candidate beats on both lower risk and higher utility."""
     front = []
     for i, a in enumerate(cands):
-        ra, ua = risk_score(a), a["utility"][objective]
+        if "failed" in a:
+            continue
+        ra, ua = risk_score(a), _utility(a, objective)
         dominated = any(
-            (risk_score(b) <= ra and b["utility"][objective] >= ua)
-            and (risk_score(b) < ra or b["utility"][objective] > ua)
+            (risk_score(b) <= ra and _utility(b, objective) >= ua)
+            and (risk_score(b) < ra or _utility(b, objective) > ua)
             for j, b in enumerate(cands)
             if j != i
         )
@@ -35,30 +48,41 @@ def _label(c: dict[str, Any]) -> str:
     return f"{c['method']}({p})" if p else c["method"]
 
 
-def choose(cands: list[dict[str, Any]], policy: Any) -> tuple[int, list[str]]:
+def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categories: Any = None,
+           ) -> tuple[int, list[str]]:
     """Index of the chosen candidate and, for each candidate, why it was chosen or lost.
 
     Feasible candidates meet both risk limits; among them the highest utility wins (ties: lower risk,
-    then lower RE). Raises :class:`ParameterError` naming the binding constraint and the closest
-    candidate when nobody is feasible.
+    then lower RE). Failed candidates keep their one-line reason. Raises :class:`ParameterError` naming the
+    binding constraint and the closest candidate when nobody is feasible, and the passed-through columns
+    when they alone single out more records than the policy allows.
     """
     obj, r_max, v_max = policy.objective, policy.max_reidentification, policy.max_within_5pct
     reasons: list[str] = []
     feasible = []
     for i, c in enumerate(cands):
+        if "failed" in c:
+            reasons.append(f"failed: {c['failed']}")
+            continue
         why = []
-        if c["risk"]["reidentification"] > r_max:
-            why.append(f"re-identification {c['risk']['reidentification']:.1%} > {r_max:.1%}")
+        if _reid(c) > r_max:
+            why.append(f"re-identification {c['risk']['reidentification']:.1%} (beyond chance {_reid(c):.1%}) > "
+                       f"{r_max:.1%}")
         if c["risk"]["within_5pct"] > v_max:
-            why.append(f"{c['risk']['within_5pct']:.1%} of values disclosed within 5 % > {v_max:.1%}")
+            why.append(f"{c['risk']['within_5pct']:.1%} of values disclosed within 5 % beyond the median guess > "
+                       f"{v_max:.1%}")
         reasons.append("; ".join(why))
         if not why:
             feasible.append(i)
     if not feasible:
-        closest = min(range(len(cands)), key=lambda i: (
-            max(cands[i]["risk"]["reidentification"] - r_max, 0) + max(cands[i]["risk"]["within_5pct"] - v_max, 0)))
+        ok = [i for i, c in enumerate(cands) if "failed" not in c]
+        if not ok:
+            raise ParameterError(f"every candidate failed; the first: {_label(cands[0])}: {cands[0]['failed']}")
+        _check_passthrough(shown, categories, r_max)
+        closest = min(ok, key=lambda i: (
+            max(_reid(cands[i]) - r_max, 0) + max(cands[i]["risk"]["within_5pct"] - v_max, 0)))
         c = cands[closest]
-        binding = "re-identification" if c["risk"]["reidentification"] > r_max else "values within 5 %"
+        binding = "re-identification" if _reid(c) > r_max else "values within 5 %"
         raise ParameterError(
             f"no candidate satisfies the policy (binding: {binding}); closest is {_label(c)} with "
             f"re-identification {c['risk']['reidentification']:.1%} and {c['risk']['within_5pct']:.1%} of values "
@@ -66,6 +90,8 @@ def choose(cands: list[dict[str, Any]], policy: Any) -> tuple[int, list[str]]:
         )
     best = max(feasible, key=lambda i: (cands[i]["utility"][obj], -risk_score(cands[i]), -cands[i]["value"]["re"]))
     for i in range(len(cands)):
+        if "failed" in cands[i]:
+            continue
         if i == best:
             reasons[i] = (f"chosen: highest {obj} ({cands[i]['utility'][obj]:.2f}) among {len(feasible)} "
                           "that meet the policy")
@@ -75,3 +101,19 @@ def choose(cands: list[dict[str, Any]], policy: Any) -> tuple[int, list[str]]:
         else:
             reasons[i] = "violates the policy: " + reasons[i]
     return best, reasons
+
+
+def _check_passthrough(shown: Any, categories: Any, r_max: float) -> None:
+    """Columns that reach the release unchanged and single out records defeat any numeric mechanism."""
+    if categories is None or len(shown) == 0:
+        return
+    from ppdm.attacks._population import combination_codes, uniqueness
+
+    codes, _ = combination_codes(categories, categories[:1])
+    u = uniqueness(codes)
+    if u["unique_share"] > r_max:
+        names = ", ".join(repr(c) for c in list(shown)[:8])
+        raise ParameterError(
+            f"the columns that pass through unchanged ({names}) single out {u['unique_share']:.1%} of the records "
+            f"(k-anonymity {u['k_anonymity']}), above the policy's {r_max:.1%}; no numeric mechanism can fix that: "
+            "leave them out with --drop (or --columns), or recode them first")

@@ -56,7 +56,7 @@ def tradeoff_png(record: dict[str, Any]) -> bytes:
     orig = record["original_utility"].get(obj)
     if orig is not None:
         ax.axhline(orig, color="grey", linestyle="--", linewidth=1, label="original data")
-    ax.set_xlabel("risk: max(re-identification rate, share of values within 5 %)")
+    ax.set_xlabel("risk: max(re-identification rate, values within 5 % beyond the median guess)")
     ax.set_ylabel(obj.replace("_pct", " (%)"))
     ax.legend(fontsize=8, loc="best")
     ax.set_title("privacy-utility trade-off")

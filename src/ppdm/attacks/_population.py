@@ -1,0 +1,168 @@
+"""Linkage by an attacker who holds the population and knows the mechanism (Kerckhoffs).
+
+Every space here standardises with the *population's* statistics (the attacker has the original table;
+standardising the release with its own statistics shrinks noisy rows towards the centre and hides them):
+
+* ``population_z``: nearest original record in the population's z-scores. For additive noise of known,
+  equal variance in those units (ppdm's noise is drawn on z-scored data), this is the likelihood-optimal
+  linkage;
+* ``norm``: distance to the population centre, which every rotation and orthonormal projection about
+  the centre keeps (isometry invariant);
+* ``profile``: each record's sorted distances to its k nearest other records, kept by every isometry;
+* ``assignment``: one-to-one matching (each released row to a different record) minimising the total
+  squared distance, which stops many released rows from claiming the same record;
+* ``mixed``: exact match on the released categorical columns (and the label) that pass through, then the
+  nearest record in population z-scores among those sharing the combination: every column that reaches
+  the release is part of what the attacker sees.
+
+Ties are broken at random (seeded): when released rows are identical (microaggregation), nothing in the
+row order may help the attacker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ppdm.utils.neighbors import nearest_neighbors
+
+__all__ = ["population_linkage", "combination_codes", "uniqueness"]
+
+#: one-to-one matching solves a dense targets x records cost matrix: at most this many cells
+MAX_ASSIGNMENT_CELLS = 9_000_000
+#: the k-NN distance profile compares every record with its nearest others: rows beyond this are sampled
+MAX_PROFILE_ROWS = 50_000
+PROFILE_K = 10
+
+
+def _zstats(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mu = A.mean(axis=0)
+    sd = A.std(axis=0, ddof=1) if len(A) > 1 else np.ones(A.shape[1])
+    sd = np.where(~np.isfinite(sd) | (sd == 0), 1.0, sd)
+    return mu, sd
+
+
+def _nearest_random_ties(Q: np.ndarray, P: np.ndarray, rng: np.random.Generator, k: int = 8) -> np.ndarray:
+    """Index of the nearest row of P for every row of Q, ties (equal distance) broken at random."""
+    k = min(k, len(P))
+    idx, dist = nearest_neighbors(Q, P, k, return_distance=True)
+    best = dist[:, :1]
+    tied = np.isclose(dist, best, rtol=1e-12, atol=1e-12)
+    # a random tied column per row: random keys, non-tied columns pushed out
+    keys = rng.random(idx.shape) + np.where(tied, 0.0, 2.0)
+    return idx[np.arange(len(Q)), keys.argmin(axis=1)]
+
+
+def _rate(pick: np.ndarray, truth: np.ndarray) -> float:
+    return float(np.mean(pick == truth)) if len(truth) else 0.0
+
+
+def combination_codes(orig: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of the rows' value combinations, shared between the two tables (-1: not in the original)."""
+    from pandas import MultiIndex
+
+    if orig.shape[1] == 0:
+        return np.zeros(len(orig), dtype=np.int64), np.zeros(len(rel), dtype=np.int64)
+    mo = MultiIndex.from_arrays([orig[:, j].astype(str) for j in range(orig.shape[1])])
+    mr = MultiIndex.from_arrays([rel[:, j].astype(str) for j in range(rel.shape[1])])
+    uniq = mo.unique()
+    return uniq.get_indexer(mo).astype(np.int64), uniq.get_indexer(mr).astype(np.int64)
+
+
+def uniqueness(codes: np.ndarray) -> dict[str, Any]:
+    """Share of records unique on a combination, and the k-anonymity level (smallest group)."""
+    _, counts = np.unique(codes, return_counts=True)
+    per_record = counts[np.searchsorted(np.unique(codes), codes)]
+    return {"unique_share": float(np.mean(per_record == 1)), "k_anonymity": int(counts.min()),
+            "n_groups": int(len(counts))}
+
+
+def population_linkage(
+    X: np.ndarray,
+    Y: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    rows: np.ndarray | None = None,
+    targets: np.ndarray | None = None,
+    categories: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict[str, Any]:
+    """Re-identification rates of the population attacker, one per space.
+
+    Parameters
+    ----------
+    X, Y : original and release, rows aligned (row i of Y belongs to record i).
+    rng : random generator for tie-breaking and the matching's row order.
+    rows : the original records the attacker holds (None: all of them).
+    targets : released rows attacked (None: every row of ``rows``); the candidate pool is always all
+        of ``rows``, never a sample (a smaller pool would make linkage easier, not harder).
+    categories : the passed-through columns of the original and of the release (same rows as X, Y),
+        for the mixed-row linkage.
+    """
+    n = X.shape[0]
+    pool = np.arange(n) if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
+    tgt = pool if targets is None else np.asarray(targets, dtype=np.int64)
+    A = X[pool]
+    mu, sd = _zstats(A)
+    Za = (A - mu) / sd
+    same = Y.shape[1] == X.shape[1]
+    rates: dict[str, float] = {}
+    details: dict[str, Any] = {}
+    # position of each target's own record in the pool (the truth)
+    where = np.searchsorted(pool, tgt)
+    if same:
+        Zt = (Y[tgt] - mu) / sd
+        finite = np.isfinite(Zt).all(axis=1)
+        Zt = np.where(np.isfinite(Zt), Zt, 0.0)
+        rates["population_z"] = _rate(np.where(finite, _nearest_random_ties(Zt, Za, rng), -1), where)
+        # distance to the population centre (rotations and orthonormal maps about the centre keep it)
+        na = np.linalg.norm(Za, axis=1)
+        nb = np.linalg.norm(Zt, axis=1)
+        rates["norm"] = _rate(_nearest_random_ties(nb[:, None], na[:, None], rng), where)
+        if len(pool) > PROFILE_K + 1 and len(pool) <= MAX_PROFILE_ROWS:
+            k = PROFILE_K
+            Zb_all = (Y[pool] - mu) / sd
+            Zb_all = np.where(np.isfinite(Zb_all), Zb_all, 0.0)
+            da = np.sort(nearest_neighbors(Za, Za, k, exclude_self=True, return_distance=True)[1], axis=1)
+            db = np.sort(nearest_neighbors(Zb_all, Zb_all, k, exclude_self=True, return_distance=True)[1], axis=1)
+            rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
+        cells = len(tgt) * len(pool)
+        if cells <= MAX_ASSIGNMENT_CELLS:
+            from scipy.optimize import linear_sum_assignment
+
+            perm = rng.permutation(len(tgt))  # hide the release's row order from the solver
+            Zp = Zt[perm]
+            cost = (Zp ** 2).sum(1)[:, None] - 2.0 * Zp @ Za.T + (Za ** 2).sum(1)[None, :]
+            r, c = linear_sum_assignment(cost)
+            pick = np.full(len(tgt), -1, dtype=np.int64)
+            pick[perm[r]] = c
+            rates["assignment"] = _rate(pick, where)
+        else:
+            details["assignment"] = (f"not run: {len(tgt)} targets x {len(pool)} records exceed "
+                                     f"{MAX_ASSIGNMENT_CELLS:,} cells")
+    if categories is not None and categories[0].shape[1] > 0:
+        co, cr = combination_codes(categories[0][pool], categories[1][tgt])
+        details.update(uniqueness(co))
+        rates["mixed"] = _rate(_mixed_pick(Za, (Y[tgt] - mu) / sd if same else None, co, cr, rng), where)
+    return {"rates": rates, "chance": 1.0 / max(len(pool), 1), "n_attacker_records": int(len(pool)),
+            "n_targets": int(len(tgt)), **details}
+
+
+def _mixed_pick(Za: np.ndarray, Zt: np.ndarray | None, co: np.ndarray, cr: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+    """For each target: the nearest record (numeric, population z) among those sharing its categories."""
+    pick = np.full(len(cr), -1, dtype=np.int64)
+    order = np.argsort(co, kind="stable")
+    starts = np.searchsorted(co[order], np.arange(co.max() + 2 if len(co) else 1))
+    everyone = np.arange(len(co))
+    for g in np.unique(cr):
+        t = np.flatnonzero(cr == g)
+        cand = order[starts[g]:starts[g + 1]] if g >= 0 else everyone
+        if len(cand) == 0:
+            cand = everyone
+        if Zt is None or Zt.shape[1] == 0:
+            pick[t] = cand[rng.integers(0, len(cand), size=len(t))]
+            continue
+        Q = np.where(np.isfinite(Zt[t]), Zt[t], 0.0)
+        pick[t] = cand[_nearest_random_ties(Q, Za[cand], rng)]
+    return pick

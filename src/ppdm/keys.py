@@ -1,0 +1,167 @@
+"""Release keys and the identity channel.
+
+A release's random draws are its key: whoever can regenerate them can subtract the noise or invert the
+rotation. By default the key is 128 bits of operating-system entropy (``numpy.random.SeedSequence()``),
+stored only in the owner-only state file, so the release can be reproduced from its state and from
+nothing else. A seed given by the user (``--seed``, ``random_state``) makes a run repeatable for tests
+and reproductions; such a release is *undoable* by anyone who knows or guesses the seed, and every
+record and report says so.
+
+The identity channel: the original ids and the original row order link each released row to its
+person. By default ids are replaced by random pseudonyms and rows are written in a random order drawn
+from the key; the mapping (released row -> original row) is key material and lives in the state file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ppdm.exceptions import ParameterError, PrivacyWarning
+
+__all__ = ["ReleaseKey", "release_key", "Identity", "hide_identity", "restore_order", "pseudonyms"]
+
+#: sub-stream numbers spawned from a release key (never small integers used as seeds themselves)
+MECHANISM_STREAM = 0
+IDENTITY_STREAM = 1
+EVALUATION_STREAM = 2
+
+
+@dataclass(frozen=True)
+class ReleaseKey:
+    """The entropy of a release's randomness and whether it is known outside the state file.
+
+    ``entropy`` seeds every random draw (through :meth:`stream` and :meth:`seed`); ``known`` is True
+    when the caller chose it (a seed), i.e. when the release can be undone by whoever knows that seed.
+    """
+
+    entropy: int
+    known: bool
+
+    def stream(self, number: int) -> np.random.Generator:
+        """An independent generator for one purpose (mechanism draws, identity, evaluation)."""
+        return np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(number,)))
+
+    def seed(self, number: int) -> int:
+        """A 128-bit integer seed of sub-stream ``number`` (for APIs that take ``random_state``).
+
+        A user-chosen seed is passed through unchanged for the mechanism stream, so that a release made
+        with ``--seed N`` is the same as ``Mechanism(random_state=N)`` in Python.
+        """
+        if self.known and number == MECHANISM_STREAM:
+            return self.entropy
+        words = np.random.SeedSequence(self.entropy, spawn_key=(number,)).generate_state(4, np.uint32)
+        return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+
+    def describe(self) -> dict[str, object]:
+        """What a record may say about the key (never the key itself)."""
+        if self.known:
+            return {"source": "seed given by the user", "seed_known": True,
+                    "undoable": "anyone who knows or guesses the seed can regenerate the random draws and undo "
+                                "the release"}
+        return {"source": "operating-system entropy (128 bits), kept only in the state file", "seed_known": False}
+
+
+def release_key(seed: object = None) -> ReleaseKey:
+    """The key of a new release: fresh entropy when ``seed`` is None, else the given seed (marked known)."""
+    if seed is None:
+        return ReleaseKey(int(np.random.SeedSequence().entropy), known=False)  # type: ignore[arg-type]
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ParameterError(f"seed must be a non-negative integer; got {type(seed).__name__}")
+    if int(seed) < 0:
+        raise ParameterError(f"seed must be a non-negative integer; got {int(seed)} (leave it out for a secret key)")
+    return ReleaseKey(int(seed), known=True)
+
+
+def warn_known(key: ReleaseKey) -> None:
+    if key.known:
+        warnings.warn("a release made with a known seed can be undone by anyone who knows or guesses the seed; "
+                      "leave --seed out to draw a secret key", PrivacyWarning, stacklevel=3)
+
+
+def pseudonyms(key: ReleaseKey, ids: object) -> np.ndarray:
+    """Keyed pseudonyms of ids: 16 hex digits of a keyed BLAKE2b hash of each id's text.
+
+    Without the key they carry no information about the ids (and cannot be recomputed from them); with the
+    state, the owner maps every pseudonym back by hashing the original ids again. Ids compare as text, so
+    the same id gets the same pseudonym in every batch of one release.
+    """
+    secret = np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 1)).generate_state(8, np.uint32)
+    k = secret.tobytes()
+    return np.array([hashlib.blake2b(str(v).encode(), key=k, digest_size=8).hexdigest()
+                     for v in pd.Series(ids).astype(str)], dtype=object)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """How released rows map to original rows (key material: state file only).
+
+    ``order[j]`` is the original row of released row ``j``; ``kept`` is True for the linkable layout
+    (``--keep-ids``). Pseudonymous ids are recomputed from the key (:func:`pseudonyms`).
+    """
+
+    order: np.ndarray
+    kept: bool
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"identity.order": np.asarray(self.order, dtype=np.int64)}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], kept: bool) -> Identity | None:
+        if "identity.order" not in arrays:
+            return None
+        return cls(np.asarray(arrays["identity.order"], dtype=np.int64), kept)
+
+
+def hide_identity(frame: pd.DataFrame, id_column: str | None, key: ReleaseKey, *, keep_ids: bool = False,
+                  stream: tuple[int, ...] = ()) -> tuple[pd.DataFrame, Identity]:
+    """Shuffle the released rows and replace the ids by keyed pseudonyms (unless ``keep_ids``).
+
+    The permutation comes from the key's identity stream (``stream`` spawns one per partition or batch),
+    so the state reproduces it.
+    """
+    n = len(frame)
+    if keep_ids:
+        warnings.warn("--keep-ids publishes the original ids in the original row order: every row is linkable to its "
+                      "record; use it only for releases that stay inside the organisation", PrivacyWarning,
+                      stacklevel=3)
+        return frame, Identity(np.arange(n, dtype=np.int64), kept=True)
+    rng = np.random.default_rng(np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 0, *stream)))
+    order = rng.permutation(n).astype(np.int64)
+    out = frame.iloc[order].reset_index(drop=True)
+    if id_column is not None and id_column in out.columns:
+        out[id_column] = pseudonyms(key, out[id_column])
+    return out, Identity(order, kept=False)
+
+
+def restore_order(release: pd.DataFrame, identity: Identity | None, key: ReleaseKey, *,
+                  original_ids: pd.Series | None = None, id_column: str | None = None) -> pd.DataFrame:
+    """Put a released table back in the original row order (and ids), from the state.
+
+    With an id column, rows are matched through the pseudonyms (so a release that was filtered or
+    reordered after publication still aligns); otherwise by the stored permutation.
+    """
+    if identity is not None and identity.kept:
+        return release
+    if original_ids is not None and id_column is not None and id_column in release.columns:
+        hashed = pseudonyms(key, original_ids)
+        where = pd.Index(hashed).get_indexer(release[id_column].astype(str))
+        if (where < 0).any():
+            raise ParameterError(f"{int((where < 0).sum())} released id(s) are not pseudonyms of this state's ids; "
+                                 "check that the state belongs to this release and the original")
+        out = release.copy()
+        out[id_column] = original_ids.to_numpy()[where]
+        out.index = where
+        return out.sort_index().reset_index(drop=True)
+    if identity is None:
+        raise ParameterError("this state holds no row mapping; give --id to align by the pseudonymous ids")
+    if len(release) != len(identity.order):
+        raise ParameterError(f"the release has {len(release)} rows and its state maps {len(identity.order)}; check "
+                             "that the state belongs to this release (or give --id)")
+    out = release.copy()
+    out.index = identity.order
+    return out.sort_index().reset_index(drop=True)
