@@ -145,7 +145,7 @@ def test_run_attacks_results_are_json_and_reproducible(rng: np.random.Generator)
     b = [r.to_dict() for r in run_attacks(X, Y, "default", random_state=3)]
     assert json.dumps(a) == json.dumps(b)
     names = [r["attack"] for r in a]
-    assert names[:4] == ["known_io", "distance", "pca", "linkage"]
+    assert names[:5] == ["known_io", "distance", "pca", "mmse", "linkage"]
     for r in a:
         assert {"attack", "threat", "rmse", "within_5pct", "reidentification_rate", "baseline_no_release",
                 "baseline_original", "ci"} <= set(r)

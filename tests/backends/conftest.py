@@ -37,7 +37,8 @@ def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
 
     def run(*args: object) -> tuple[int, str]:
         with pytest.raises(SystemExit) as e:
-            main(["perturb", *(str(a) for a in args)])
+            # the linkable layout, so that releases compare row by row with the in-memory ones
+            main(["perturb", "--keep-ids", *(str(a) for a in args)])
         out, err = capsys.readouterr()
         code = int(e.value.code or 0)
         if code == 2:

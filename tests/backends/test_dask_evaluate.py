@@ -31,7 +31,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, s
 
 def _files(tmp_path: Path, n: int = 1200) -> tuple[pd.DataFrame, pd.DataFrame, Path, Path]:
     df = make_table(n=n).drop(columns=["site"])
-    rel = perturb(df, method="noise", params={"scale": 0.2}, id="pid", label="y", seed=1).release
+    rel = perturb(df, keep_ids=True, method="noise", params={"scale": 0.2}, id="pid", label="y", seed=1).release
     orig, out = tmp_path / "orig", tmp_path / "rel"
     orig.mkdir()
     out.mkdir()

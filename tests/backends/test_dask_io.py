@@ -52,7 +52,7 @@ def test_cli_parquet_glob_to_parquet_directory(tmp_path: Path, client: object, c
              "--label", "y", "-o", str(out))
     assert code == 0, msg
     got = pd.read_parquet(out)
-    ref = perturb(df, method="svd", params={"rank": 3}, id="pid", label="y").release
+    ref = perturb(df, keep_ids=True, method="svd", params={"rank": 3}, id="pid", label="y").release
     assert list(got.columns) == list(ref.columns)
     assert got["pid"].tolist() == ref["pid"].tolist() and got["site"].tolist() == ref["site"].tolist()
     num = [c for c in ref.columns if c.startswith("x")]
@@ -104,7 +104,7 @@ def test_csv_input_and_state_file(tmp_path: Path, client: object, cli) -> None:
     df.to_csv(f, index=False)
     out, st = tmp_path / "out", tmp_path / "key.state"
     res = load("dask").perturb(str(f), method="rotation", id="pid", label="y", output=out, state=st, seed=4)
-    ref = perturb(df, method="rotation", id="pid", label="y", seed=4)
+    ref = perturb(df, keep_ids=True, method="rotation", id="pid", label="y", seed=4)
     got = pd.read_parquet(out)
     num = [c for c in df.columns if c.startswith("x")]
     assert np.abs(got[num].to_numpy() - ref.release[num].to_numpy()).max() < 1e-8 * np.abs(df[num].to_numpy()).max()
@@ -115,7 +115,7 @@ def test_csv_input_and_state_file(tmp_path: Path, client: object, cli) -> None:
     code, msg = cli(str(f), "--method", "noise", "--backend", "dask", "--seed", "9", "-o", str(tmp_path / "n"),
                     "--json")
     assert code == 0
-    seed_ = perturb(df, method="noise", seed=9).mechanism.seed_
+    seed_ = perturb(df, keep_ids=True, method="noise", seed=9).mechanism.seed_
     assert str(seed_) not in msg
 
 

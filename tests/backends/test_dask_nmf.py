@@ -45,7 +45,7 @@ def test_same_factorisation_as_in_memory(case: dict) -> None:
     df = make_table(n=800)
     if case.get("preprocess") == "none":
         df[COLS] = df[COLS].abs() + 0.1
-    ref = perturb(df, method="nmf", seed=5, **ROLES, **case)
+    ref = perturb(df, keep_ids=True, method="nmf", seed=5, **ROLES, **case)
     got = load("dask").perturb(df, method="nmf", seed=5, scheduler="synchronous", npartitions=3, **ROLES, **case)
     rel = got.release.compute().reset_index(drop=True)
     assert rel["pid"].tolist() == ref.release["pid"].tolist()
@@ -68,7 +68,8 @@ def test_cli_parquet_on_a_local_cluster_with_state(tmp_path: Path, client: objec
     code, msg = cli(src / "*.parquet", "--method", "nmf", "--rank", "3", "--nmf-solver", "hals", "-p", "max_iter=20",
                     "--label", "y", "--id", "pid", "--backend", "dask", "-o", out, "--state", state, "--seed", "4")
     assert code == 0, msg
-    ref = perturb(df, method="nmf", params={"components": 3, "solver": "hals", "max_iter": 20}, seed=4, **ROLES)
+    ref = perturb(df, keep_ids=True, method="nmf", params={"components": 3, "solver": "hals", "max_iter": 20}, seed=4,
+                  **ROLES)
     assert _dev(ref.release, pd.read_parquet(out)) < 1e-8
     mech = load_release_state(state)[0]
     assert mech.factors_.shape == (900, 3)

@@ -20,7 +20,7 @@ ROLES = {"id": "pid", "label": "y"}
 def _both(df: pd.DataFrame, npartitions: int = 5, **kw: object) -> tuple[pd.DataFrame, pd.DataFrame]:
     from ppdm.backends import load
 
-    ref = perturb(df, **ROLES, **kw).release  # type: ignore[arg-type]
+    ref = perturb(df, keep_ids=True, **ROLES, **kw).release  # type: ignore[arg-type]
     res = load("dask").perturb(df, **ROLES, scheduler="synchronous", npartitions=npartitions, **kw)
     return ref, res.release.compute().reset_index(drop=True)
 
@@ -73,7 +73,7 @@ def test_compressed_svd_close_to_exact_on_low_rank_data() -> None:
     df = pd.DataFrame(X, columns=list("abcdef"))
     from ppdm.backends import load
 
-    ref = perturb(df, method="svd", params={"rank": 2}).release
+    ref = perturb(df, keep_ids=True, method="svd", params={"rank": 2}).release
     got = load("dask").perturb(df, method="svd", params={"rank": 2, "solver": "randomized"},
                                scheduler="synchronous", npartitions=4)
     assert got.mechanism.solver_ == "dask-compressed"
@@ -107,7 +107,8 @@ def test_noise_is_deterministic_and_independent_of_partitioning(method: str, par
         assert E.min() >= -2.0 and E.max() <= 2.0 and abs(E.mean()) < 0.1 and abs(E.std() - 4 / np.sqrt(12)) < 0.05
     else:
         assert abs(E.mean()) < 0.05 and abs(E.std() - 0.5) < 0.03
-    assert runs[0].mechanism.seed_ == perturb(df, method=method, params=params, seed=5, **ROLES).mechanism.seed_
+    ref = perturb(df, keep_ids=True, method=method, params=params, seed=5, **ROLES)
+    assert runs[0].mechanism.seed_ == ref.mechanism.seed_
 
 
 def test_left_projection_is_refused() -> None:
@@ -169,7 +170,7 @@ def test_evaluate_matches_in_memory(tmp_path) -> None:  # type: ignore[no-untype
     from ppdm.pipeline import evaluate
 
     df = make_table(n=1500).drop(columns=["site", "pid"])
-    rel = perturb(df, method="noise", params={"scale": 0.3}, label="y").release
+    rel = perturb(df, keep_ids=True, method="noise", params={"scale": 0.3}, label="y").release
     df.to_parquet(tmp_path / "a.parquet", index=False)
     rel.to_csv(tmp_path / "b.csv", index=False)
     ref = evaluate(df, rel, label="y", utility=("kmeans",))

@@ -33,7 +33,8 @@ def _lloyd(X: np.ndarray, K: int) -> np.ndarray:
 
 def test_hide_member_to_cluster(cli: Cli, iris_csv: Path, tmp_path: Path) -> None:
     out = tmp_path / "release.csv"
-    code, stdout, _ = cli("hide", iris_csv, "--clusters", 3, "--hide-member", "50:2", "--label", "class", "-o", out)
+    code, stdout, _ = cli("hide", iris_csv, "--clusters", 3, "--hide-member", "50:2", "--label", "class", "-o", out,
+                          "--keep-ids")
     assert code == 0, stdout
     assert "achieved" in stdout and "side-effect rate: 0.00 %" in stdout and "50: 3->2" in stdout
     assert "RE " in stdout
@@ -69,7 +70,7 @@ def test_ids_name_records(cli: Cli, iris_csv: Path, tmp_path: Path) -> None:
     df.to_csv(src, index=False)
     out = tmp_path / "o.csv"
     code, stdout, _ = cli("hide", src, "-k", 3, "--id", "rid", "--label", "class", "--hide-member", "r80",
-                          "-o", out, "--json")
+                          "-o", out, "--json", "--keep-ids")
     assert code == 0
     s = json.loads(stdout)
     assert s["goals"][0]["record"] == "r80" and pd.read_csv(out)["rid"].tolist() == df["rid"].tolist()

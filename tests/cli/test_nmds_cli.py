@@ -88,7 +88,8 @@ def test_mds_dims_command(tmp_path, capsys) -> None:
 def test_release_keeps_distance_order(tmp_path) -> None:
     rng = np.random.default_rng(2)
     X = rng.normal(size=(90, 4))
-    res = perturb(pd.DataFrame(X, columns=list("abcd")), method="nmds", params={"n_components": 3}, seed=1)
+    res = perturb(pd.DataFrame(X, columns=list("abcd")), method="nmds", params={"n_components": 3}, seed=1,
+                  keep_ids=True)
     Z = (X - X.mean(0)) / X.std(0, ddof=1)
     # one of four independent dimensions is lost, so the order is kept only approximately
     assert spearmanr(pdist(Z), pdist(res.release.to_numpy())).statistic > 0.9

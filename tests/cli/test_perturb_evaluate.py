@@ -22,6 +22,14 @@ def test_perturb_then_evaluate(cli, table: Path, tmp_path: Path) -> None:
     assert code == 0, err
     src, R = pd.read_csv(table), pd.read_csv(rel)
     assert list(R.columns) == list(src.columns)
+    # by default the ids are pseudonyms and the rows are shuffled: nothing links a row to its record
+    assert not set(R["pid"].astype(str)) & set(src["pid"].astype(str))
+    assert R["diagnosis"].tolist() != src["diagnosis"].tolist()
+    assert sorted(R["site"].astype(str)) == sorted(src["site"].astype(str))
+    # the owner aligns it through the state: the pseudonyms map back to the original ids
+    from ppdm.pipeline import align_with_state
+
+    R = align_with_state(src, R, st, "pid")
     for c in ("pid", "site", "diagnosis"):
         assert R[c].tolist() == src[c].tolist()
     A = src[[f"a{j}" for j in range(6)]].to_numpy()
@@ -33,6 +41,8 @@ def test_perturb_then_evaluate(cli, table: Path, tmp_path: Path) -> None:
     # the release holds no key material, and the summary does not leak values
     assert "components" not in rel.read_text()
     code, out, err = cli("evaluate", table, rel, "--label", "diagnosis", "--id", "pid", "--json")
+    assert code == 2 and "not in the original" in err  # pseudonyms do not match without the state
+    code, out, err = cli("evaluate", table, rel, "--label", "diagnosis", "--id", "pid", "--state", st, "--json")
     assert code == 0, err
     res = json.loads(out)
     assert res["value"]["re"] == pytest.approx(np.linalg.norm(A - B) / np.linalg.norm(A), rel=1e-9)
@@ -57,7 +67,7 @@ def test_same_seed_same_bytes(cli, table: Path, tmp_path: Path) -> None:
 def test_partition_by_column_names(cli, table: Path, tmp_path: Path) -> None:
     o = tmp_path / "p.csv"
     code, _, err = cli("perturb", table, "--method", "svd", "--rank", 1, "--partition-columns", "a1,a4",
-                       "--id", "pid", "--label", "diagnosis", "-o", o)
+                       "--id", "pid", "--label", "diagnosis", "-o", o, "--keep-ids")
     assert code == 0, err
     # exact parsing on both sides: untouched cells must come back bit for bit
     src, R = (pd.read_csv(p, float_precision="round_trip") for p in (table, o))

@@ -25,7 +25,7 @@ methods:
     grid: {scale: [0.3, 1.0]}
   - method: rotation
 threat: population
-policy: {objective: knn_pct, max_reidentification: 0.5, max_within_5pct: 0.9}
+policy: {objective: knn_pct, max_reidentification: 0.9, max_within_5pct: 0.9}
 n_jobs: 1
 """
 

@@ -31,15 +31,15 @@ def test_sigkill_during_perturb_keeps_previous_output(tmp_path: Path) -> None:
     subprocess.run(_ppdm("perturb", src, "--rank", 2, "-o", out, "--seed", 1), check=True, capture_output=True)
     old = out.read_bytes()
     new_ref = tmp_path / "ref.csv"
-    subprocess.run(_ppdm("perturb", src, "--rank", 3, "-o", new_ref), check=True, capture_output=True)
+    subprocess.run(_ppdm("perturb", src, "--rank", 3, "-o", new_ref, "--seed", 2), check=True, capture_output=True)
     new = new_ref.read_bytes()
     for delay in (0.5, 1.2, 2.0):
-        _kill_after(_ppdm("perturb", src, "--rank", 3, "-o", out, "--force"), delay)
+        _kill_after(_ppdm("perturb", src, "--rank", 3, "-o", out, "--force", "--seed", 2), delay)
         now = out.read_bytes()
         assert now in (old, new), f"output corrupted after SIGKILL at {delay}s"
         old = now
     # and the next run works
-    r = subprocess.run(_ppdm("perturb", src, "--rank", 3, "-o", out, "--force"), capture_output=True)
+    r = subprocess.run(_ppdm("perturb", src, "--rank", 3, "-o", out, "--force", "--seed", 2), capture_output=True)
     assert r.returncode == 0 and out.read_bytes() == new
 
 

@@ -58,7 +58,7 @@ def test_intact_state_is_shown_without_keys(cli, state: Path) -> None:
     code, out, err = cli("inspect", state)
     assert code == 0, err
     shown = json.loads(out)
-    assert shown["method"] == "rotation" and shown["seed"] == "<secret>"
+    assert shown["method"] == "rotation" and shown["key"]["entropy"] == "<secret>"
     assert all(set(v) == {"shape", "dtype"} for v in shown["arrays"].values())
 
 

@@ -646,7 +646,13 @@ def perturb(
         identity = Identity(np.zeros(0, dtype=np.int64), kept=True) if keep_ids else None
         summary: dict[str, Any] = {"method": method, "backend": "dask", "cluster": conn["cluster"],
                                    "cluster_seconds": conn["seconds"], "n_rows": n, "n_released_columns": m,
-                                   "n_partitions": len(parts), "preprocess": preprocess, "re": None}
+                                   "n_partitions": len(parts), "preprocess": preprocess, "re": None,
+                                   "key": key.describe(),
+                                   "identity": {"layout": "linkable: original ids in the original row order "
+                                                          "(--keep-ids)" if keep_ids else
+                                                "rows shuffled within each partition"
+                                                + (f", ids in '{schema.id}' replaced by keyed pseudonyms"
+                                                   if schema.id else "") + "; the mapping is in the state file only"}}
         release: Any
         if out_path is None:
             meta = schema.assemble(head.iloc[:2].reset_index(drop=True), np.zeros((min(2, len(head)), m)))
