@@ -140,6 +140,16 @@ def population_linkage(
         else:
             details["assignment"] = (f"not run: {len(tgt)} targets x {len(pool)} records exceed "
                                      f"{MAX_ASSIGNMENT_CELLS:,} cells")
+    elif len(pool) > PROFILE_K + 1 and len(pool) <= MAX_PROFILE_ROWS:
+        # a release with its own columns (an embedding): only distances compare, each table in units of its
+        # own median nearest-neighbour distance
+        k = PROFILE_K
+        Yp = np.where(np.isfinite(Y[pool]), Y[pool], 0.0)
+        da = np.sort(nearest_neighbors(Za, Za, k, exclude_self=True, return_distance=True)[1], axis=1)
+        db = np.sort(nearest_neighbors(Yp, Yp, k, exclude_self=True, return_distance=True)[1], axis=1)
+        da /= max(float(np.median(da[:, 0])), 1e-12)
+        db /= max(float(np.median(db[:, 0])), 1e-12)
+        rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
     if categories is not None and categories[0].shape[1] > 0:
         co, cr = combination_codes(categories[0][pool], categories[1][tgt])
         details.update(uniqueness(co))

@@ -44,7 +44,8 @@ def _sample(t: ThreatModel, same: bool) -> bool:
 
 
 def _records(t: ThreatModel, same: bool) -> bool:
-    return same and (t.population or t.known_sample > 0 or bool(t.known_columns))
+    # a release with its own columns is still linked by its distances (isometry profiles)
+    return (same or t.population) and (t.population or t.known_sample > 0 or bool(t.known_columns))
 
 
 def _release_only(t: ThreatModel, same: bool) -> bool:
@@ -69,6 +70,9 @@ _SPECS: tuple[AttackSpec, ...] = (
                "z-score spaces, isometry invariants (norms, k-NN distance profiles), one-to-one matching, and "
                "exact match on the passed-through columns", _records,
                lambda t: t.population or bool(t.known_columns), False),
+    AttackSpec("seed_search", "replay of the known mechanism from guessable seeds (0..999 and common ones): "
+               "finds releases keyed with a small or default seed", lambda t, same: t.population,
+               lambda t: t.population, False),
     AttackSpec("interval_disclosure", "share of true values inside rank/deviation intervals around released ones",
                _release_only, lambda t: t.population, False),
     AttackSpec("spectral_filter", "spectral filtering of additive noise (eigenvalues above the noise bound)",
@@ -139,8 +143,13 @@ def run_attacks_named(
     n_seeds: int = 3,
     progress: Callable[[str], None] | None = None,
     categories: tuple[np.ndarray, np.ndarray] | None = None,
+    mechanism: dict[str, Any] | None = None,
+    seed_scan: int = 1000,
 ) -> list[AttackResult]:
     """:func:`run_attacks` with column names (for known-columns) and record ids (for known-records).
+
+    ``mechanism`` (``method``, ``params``, ``preprocess``: what the release's publisher states) lets the
+    seed search replay it; without it that attack is left out. ``seed_scan`` bounds its scan.
 
     ``categories`` holds the passed-through columns of the original and the release (as arrays of the
     same rows): every column that reaches the release is part of what the attacker sees.
@@ -154,6 +163,10 @@ def run_attacks_named(
     t = ThreatModel.parse(threat)
     same = X.shape[1] == Y.shape[1]
     names = list(attacks) if attacks is not None else applicable_attacks(t, same)
+    if mechanism is None and attacks is None:
+        names = [a for a in names if a != "seed_search"]
+    elif mechanism is None and "seed_search" in names:
+        raise ParameterError("the seed search replays the mechanism: give the release's state (--state)")
     for a in names:
         if a not in _BY_NAME:
             raise ParameterError(f"unknown attack '{a}'; choose from {', '.join(ATTACKS)}")
@@ -172,10 +185,40 @@ def run_attacks_named(
             progress(a)
         spec = _BY_NAME[a]
         reps = 1 if not spec.seeded or (a in ("known_io", "distance") and known_fixed is not None) else n_seeds
+        if a == "seed_search":
+            results.append(_seed_result(X, Y, t, mechanism or {}, seed_scan))
+            continue
         runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories)
                 for r in range(reps)]
         results.append(_combine(a, t, runs))
     return results
+
+
+def _seed_result(X: np.ndarray, Y: np.ndarray, t: ThreatModel, mechanism: dict[str, Any], scan: int) -> AttackResult:
+    from ppdm.attacks._result import beyond_baseline, within_pct
+    from ppdm.attacks._seed import candidate_seeds, seed_search
+
+    res = seed_search(X, Y, mechanism["method"], dict(mechanism.get("params", {})),
+                      mechanism.get("preprocess", "zscore"), candidate_seeds(scan), y=mechanism.get("y"))
+    n = X.shape[0]
+    base = no_release_scores(X, np.arange(n))
+    if res["found"]:
+        X_hat = res["X_hat"]
+        reid = float(np.mean(res["order"] == np.arange(n)))
+        scores = {"within_5pct": within_pct(X_hat, X), "reidentification_rate": reid,
+                  "rmse": float(np.sqrt(np.mean((X_hat - X) ** 2))),
+                  "within_5pct_beyond_baseline": beyond_baseline(X_hat, X)}
+    else:
+        scores = {"within_5pct": base["within_5pct"], "reidentification_rate": 1.0 / n, "rmse": base["rmse"],
+                  "within_5pct_beyond_baseline": 0.0}
+    return AttackResult(
+        attack="seed_search", threat=str(t), success=scores["within_5pct"], success_measure="within_5pct",
+        rmse=scores["rmse"], within_5pct=scores["within_5pct"], reidentification_rate=scores["reidentification_rate"],
+        baseline_no_release={"success": base["within_5pct"], **base},
+        baseline_original={"success": 1.0, **ORIGINAL_SCORES}, ci=None, n_seeds=1,
+        details={"seeds_tried": res["seeds_tried"], "key_found": bool(res["found"])},
+        control_rate=base["within_5pct"], excess=max(0.0, scores["within_5pct"] - base["within_5pct"]),
+        within_5pct_beyond_baseline=scores["within_5pct_beyond_baseline"])
 
 
 def _known_positions(t: ThreatModel, ids: Sequence[object] | None, n: int) -> np.ndarray | None:
@@ -329,6 +372,17 @@ def _combine(name: str, t: ThreatModel, runs: list[dict[str, Any]]) -> AttackRes
 # ------------------------------------------------------------------------------------ tables
 
 
+def _public_mechanism(state: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """What a publisher states about a release: method, parameters and preprocessing, never the key."""
+    from ppdm.state import read_header
+
+    h = read_header(state)
+    if h.get("kind") != "release" or "mechanism" not in h:
+        return None
+    params = {k: v for k, v in h["mechanism"].get("params", {}).items() if k != "random_state"}
+    return {"method": h["method"], "params": params, "preprocess": h.get("preprocess", {}).get("method", "zscore")}
+
+
 def _passthrough(o: pd.DataFrame, r: pd.DataFrame, id: str | None, cols: Sequence[str],
                  rcols: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """The columns that reach the release unperturbed (label included, id excluded), aligned by rows.
@@ -423,8 +477,9 @@ def attack_tables(
     categories = _passthrough(o, r, id, cols, rcols)
     if attacks is None and targeted:
         attacks = targeted_attacks(t, X.shape[1] == Y.shape[1])
+    mechanism = _public_mechanism(state) if state is not None else None
     res = run_attacks_named(X, Y, t, attacks=attacks, random_state=seed, columns=cols, ids=ids,
-                            progress=progress, categories=categories)
+                            progress=progress, categories=categories, mechanism=mechanism)
     return {
         "results": [x.to_dict() for x in res],
         "schema": "ppdm.attack/1",

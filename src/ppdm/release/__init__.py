@@ -171,7 +171,7 @@ def release(
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(
             update={"objective": "knn_pct" if y is not None else "neighbour_pct"})})
     context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": list(schema.released), "categories": categories,
-               "holdout": holdout}
+               "holdout": holdout, "seed_known": key.known}
     everything = _run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
     failed = [c for c in everything if "failed" in c]
     cands = [c for c in everything if "failed" not in c]

@@ -129,6 +129,7 @@ def score_candidate(
     columns: list[str] | None = None,
     categories: np.ndarray | None = None,
     holdout: tuple[np.ndarray, np.ndarray] | None = None,
+    seed_known: bool = False,
 ) -> dict[str, Any]:
     """Release ``X`` with one candidate and score it. Runs in a worker process; returns plain data.
 
@@ -164,8 +165,10 @@ def score_candidate(
         util["tstr_knn_pct"] = train_on_release_accuracy(B_t, y[train], X[test], y[test])
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
     cats = None if categories is None or categories.shape[1] == 0 else (categories, categories)
+    # a key drawn from OS entropy is beyond any seed scan: the seed search runs when the seed was chosen
+    mechanism = {"method": method, "params": params, "preprocess": preprocess, "y": y} if seed_known else None
     results = [r.to_dict() for r in run_attacks_named(X, B, threat, random_state=seed, n_seeds=1, columns=columns,
-                                                        categories=cats)]
+                                                        categories=cats, mechanism=mechanism)]
     attacks = [_scalar_items(r) for r in results]
     return {
         "method": method,
