@@ -86,6 +86,7 @@ def population_linkage(
     rows: np.ndarray | None = None,
     targets: np.ndarray | None = None,
     categories: tuple[np.ndarray, np.ndarray] | None = None,
+    mechanism: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Re-identification rates of the population attacker, one per space.
 
@@ -98,6 +99,8 @@ def population_linkage(
         of ``rows``, never a sample (a smaller pool would make linkage easier, not harder).
     categories : the passed-through columns of the original and of the release (same rows as X, Y),
         for the mixed-row linkage.
+    mechanism : the published mechanism (``method``, ``params``, ``preprocess``); for multiplicative noise the
+        likelihood-optimal linkage uses its published sigma.
     """
     n = X.shape[0]
     pool = np.arange(n) if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
@@ -126,6 +129,10 @@ def population_linkage(
             da = np.sort(nearest_neighbors(Za, Za, k, exclude_self=True, return_distance=True)[1], axis=1)
             db = np.sort(nearest_neighbors(Zb_all, Zb_all, k, exclude_self=True, return_distance=True)[1], axis=1)
             rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
+        published = mechanism or {}
+        if published.get("method") == "mult-noise" and published.get("preprocess") == "zscore":
+            sigma = float(published.get("params", {}).get("sigma", 0.1))
+            rates["multiplicative"] = _rate(_multiplicative_pick(Za, Zt, sigma), where)
         cells = len(tgt) * len(pool)
         if cells <= MAX_ASSIGNMENT_CELLS:
             from scipy.optimize import linear_sum_assignment
@@ -156,6 +163,21 @@ def population_linkage(
         rates["mixed"] = _rate(_mixed_pick(Za, (Y[tgt] - mu) / sd if same else None, co, cr, rng), where)
     return {"rates": rates, "chance": 1.0 / max(len(pool), 1), "n_attacker_records": int(len(pool)),
             "n_targets": int(len(tgt)), **details}
+
+
+def _multiplicative_pick(Za: np.ndarray, Zt: np.ndarray, sigma: float, chunk: int = 256) -> np.ndarray:
+    """Most likely record under ``b = a * e``, ``e ~ N(1, sigma^2)`` per value (ppdm's multiplicative noise on
+    z-scores): minimise ``sum (b - a)^2 / (2 sigma^2 a^2) + log |a|`` over the records."""
+    a = np.where(np.abs(Za) < 1e-6, 1e-6, Za)
+    inv = 1.0 / (2.0 * max(sigma, 1e-12) ** 2 * a * a)           # n x m
+    const = np.log(np.abs(a)).sum(axis=1)                          # n
+    pick = np.empty(len(Zt), dtype=np.int64)
+    for s in range(0, len(Zt), chunk):
+        B = Zt[s:s + chunk]
+        # sum_j (b_j - a_j)^2 inv_j = b^2 . inv - 2 b . (a inv) + a^2 . inv, as three products
+        cost = (B * B) @ inv.T - 2.0 * B @ (a * inv).T + ((a * a) * inv).sum(axis=1)[None, :] + const[None, :]
+        pick[s:s + chunk] = cost.argmin(axis=1)
+    return pick
 
 
 def _mixed_pick(Za: np.ndarray, Zt: np.ndarray | None, co: np.ndarray, cr: np.ndarray,

@@ -40,7 +40,7 @@ def _pairs(t: ThreatModel, same: bool) -> bool:
 
 
 def _sample(t: ThreatModel, same: bool) -> bool:
-    return t.known_sample > 0
+    return t.known_sample > 0 or t.population
 
 
 def _records(t: ThreatModel, same: bool) -> bool:
@@ -163,7 +163,7 @@ def run_attacks_named(
     t = ThreatModel.parse(threat)
     same = X.shape[1] == Y.shape[1]
     names = list(attacks) if attacks is not None else applicable_attacks(t, same)
-    if mechanism is None and attacks is None:
+    if (mechanism is None or seed_scan <= 0) and attacks is None:
         names = [a for a in names if a != "seed_search"]
     elif mechanism is None and "seed_search" in names:
         raise ParameterError("the seed search replays the mechanism: give the release's state (--state)")
@@ -188,8 +188,8 @@ def run_attacks_named(
         if a == "seed_search":
             results.append(_seed_result(X, Y, t, mechanism or {}, seed_scan))
             continue
-        runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories)
-                for r in range(reps)]
+        runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories,
+                     mechanism) for r in range(reps)]
         results.append(_combine(a, t, runs))
     return results
 
@@ -238,7 +238,8 @@ def _draw(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 
 def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random.Generator,
          cols: list[str], known_fixed: np.ndarray | None,
-         categories: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
+         categories: tuple[np.ndarray, np.ndarray] | None = None,
+         mechanism: dict[str, Any] | None = None) -> dict[str, Any]:
     """One repetition: scores, baselines and details."""
     n, m = X.shape
     everyone = np.arange(n)
@@ -257,9 +258,17 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
     if name == "pca":
         from ppdm.attacks._pca import pca_attack
 
-        sample = _draw(rng, n, int(round(t.known_sample * n)))
-        X_hat, det = pca_attack(X, Y, sample)
-        attacked = np.setdiff1d(everyone, sample)
+        sample = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
+        if Y.shape[1] == m:
+            # in the attacker's z-scores: ppdm's rotations and projections act on standardised data
+            mu = X[sample].mean(axis=0)
+            sd = X[sample].std(axis=0, ddof=1)
+            sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
+            Z_hat, det = pca_attack((X - mu) / sd, (Y - mu) / sd, sample)
+            X_hat = Z_hat * sd + mu
+        else:
+            X_hat, det = pca_attack(X, Y, sample)
+        attacked = np.setdiff1d(everyone, sample) if not t.population else everyone
         return _recon(_clip(X_hat, X, t), X, attacked if len(attacked) else everyone, rng, det)
     if name == "linkage":
         from ppdm.attacks._linkage import linkage_rates
@@ -276,7 +285,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         else:
             from ppdm.attacks._population import population_linkage
 
-            pop = population_linkage(X, Y, rng, rows=known_rows, categories=categories)
+            pop = population_linkage(X, Y, rng, rows=known_rows, categories=categories, mechanism=mechanism)
             det["rates"].update(pop.pop("rates"))
             det.update({k: v for k, v in pop.items() if k not in det})
             det["best_space"] = max(det["rates"], key=lambda k: det["rates"][k])

@@ -165,10 +165,12 @@ def score_candidate(
         util["tstr_knn_pct"] = train_on_release_accuracy(B_t, y[train], X[test], y[test])
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
     cats = None if categories is None or categories.shape[1] == 0 else (categories, categories)
-    # a key drawn from OS entropy is beyond any seed scan: the seed search runs when the seed was chosen
-    mechanism = {"method": method, "params": params, "preprocess": preprocess, "y": y} if seed_known else None
+    # the attacker knows the mechanism and its parameters (Kerckhoffs); a key drawn from OS entropy is beyond
+    # any seed scan, so the seed search runs only when the seed was chosen by the user
+    mechanism = {"method": method, "params": params, "preprocess": preprocess, "y": y}
     results = [r.to_dict() for r in run_attacks_named(X, B, threat, random_state=seed, n_seeds=1, columns=columns,
-                                                        categories=cats, mechanism=mechanism)]
+                                                        categories=cats, mechanism=mechanism,
+                                                        seed_scan=1000 if seed_known else 0)]
     attacks = [_scalar_items(r) for r in results]
     return {
         "method": method,
