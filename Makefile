@@ -5,12 +5,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench accept clean
+.PHONY: demo test lint docs smoke bench accept clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask,docs]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -19,12 +19,21 @@ demo: $(STAMP)
 	$(BIN)/ppdm release out/wdbc.csv --id id --label class -o out/release --force
 	@echo "outputs in out/release/: release.csv (publish), release.json (record), report.html, release.state (secret)"
 
+# lint, the documentation site, the installed wheel, then the test suite (its summary line is the last)
 test: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts docs/hooks
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d .site
+	$(BIN)/python scripts/smoke_wheel.py
 	$(BIN)/pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts docs/hooks
+
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d .site
+
+smoke: $(STAMP)
+	$(BIN)/python scripts/smoke_wheel.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
@@ -33,4 +42,4 @@ accept: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python ../shared/checks/accept.py $(GROUP)
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) out .pytest_cache .site

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import Any
 
-__all__ = ["main"]
+__all__ = ["command", "main"]
 
 
 def _short_warning(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
@@ -24,15 +25,42 @@ def _exit_code(e: BaseException) -> int | None:
     return None
 
 
+def _plain_flags(cmd: Any) -> Any:
+    """Boolean flags take no value: show no ``<bool>`` placeholder for them in ``--help``."""
+    for param in getattr(cmd, "params", []):
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    make_help = cmd.get_help_option
+
+    def help_option(ctx: Any) -> Any:
+        opt = make_help(ctx)  # built per context, after the loop above
+        if opt is not None:
+            opt.metavar = ""
+        return opt
+
+    cmd.get_help_option = help_option
+    for sub in getattr(cmd, "commands", {}).values():
+        _plain_flags(sub)
+    return cmd
+
+
+def command() -> Any:
+    """The click command behind the ``ppdm`` typer app (what ``main`` runs and the docs render)."""
+    import typer.main
+
+    from ppdm.cli.app import app
+
+    return _plain_flags(typer.main.get_command(app))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``ppdm`` console script."""
-    from ppdm.cli.app import app
     from ppdm.exceptions import PPDMError
 
     warnings.showwarning = _short_warning
     debug = os.environ.get("PPDM_DEBUG") == "1"
     try:
-        rv = app(args=argv, standalone_mode=False, prog_name="ppdm")
+        rv = command().main(args=argv, standalone_mode=False, prog_name="ppdm")
     except PPDMError as e:
         if debug:
             raise

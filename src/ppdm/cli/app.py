@@ -35,6 +35,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     pretty_exceptions_show_locals=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from ppdm import __version__
+
+        print(f"ppdm {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                                          callback=_print_version)] = False,
+) -> None:
+    """Privacy-preserving data publishing by perturbation: release a table, measure it, attack it."""
+
+
 datasets_app = typer.Typer(help="Bundled datasets and generators.", no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets")
 
