@@ -43,7 +43,11 @@ def test_bad_threats_raise(bad: str) -> None:
 def test_attack_selection() -> None:
     assert targeted_attacks("known-io:5") == ["known_io", "distance"]
     assert targeted_attacks("outsider") == applicable_attacks("outsider")
-    assert "pca" in applicable_attacks("known-sample:0.1") and "pca" not in applicable_attacks("population")
+    # the population is the largest known sample: the PCA alignment runs under both
+    assert "pca" in applicable_attacks("known-sample:0.1") and "pca" in applicable_attacks("population")
+    assert "seed_search" in applicable_attacks("population") and "seed_search" not in applicable_attacks("outsider")
     assert "linkage" in targeted_attacks("population")
     # a release with other columns: only attacks that do not need the original's columns
-    assert set(applicable_attacks("default", same_columns=False)) == {"known_io", "distance", "pca", "ica"}
+    # an embedding with its own columns: still linked by distance profiles under the population threat
+    assert set(applicable_attacks("default", same_columns=False)) == {"known_io", "distance", "pca", "linkage",
+                                                                      "seed_search", "ica"}
