@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm import registry
-from ppdm.data.io import check_output_path, read_table, write_table
+from ppdm.data.io import check_output_path, output_lock, read_table, write_table
 from ppdm.data.preprocess import PREPROCESSING, Scaler
 from ppdm.data.schema import Schema, resolve_schema
 from ppdm.exceptions import InputError, ParameterError
@@ -240,61 +240,64 @@ def perturb(
     state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
     if out_path is not None and state_path is not None and out_path.resolve() == state_path.resolve():
         raise ParameterError("the release and the state file must be different paths")
-    t0 = time.perf_counter()
-    df = read_table(source, sep=sep)
-    entry = registry.get(method)
-    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
-                            allow_categorical=entry.categorical)
-    mech = registry.build(method, params, random_state=key.seed(MECHANISM_STREAM))
-    from ppdm.utils.memory import check_dense
+    # one writer at a time per output set (locks on the resolved real paths)
+    with output_lock(out_path, state_path):
+        t0 = time.perf_counter()
+        df = read_table(source, sep=sep)
+        entry = registry.get(method)
+        schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
+                                allow_categorical=entry.categorical)
+        mech = registry.build(method, params, random_state=key.seed(MECHANISM_STREAM))
+        from ppdm.utils.memory import check_dense
 
-    # the numeric block, its scaled copy, the release, its original-units copy and the output frame
-    check_dense(len(df), len(schema.released), _PERTURB_COPIES, f"releasing {len(df)} x {len(schema.released)} "
-                "in memory", "use --backend dask (releases partition by partition; backend='dask' in Python)")
-    if entry.categorical and not all(pd.api.types.is_numeric_dtype(df[c]) for c in schema.released):
-        # categorical/mixed input: the mechanism works on the frame (its dissimilarity scales the columns)
-        if partition_rows is not None or partition_columns is not None:
-            raise ParameterError(f"method '{method}' cannot be partitioned when categorical columns are released")
-        X = None
-        released = np.asarray(mech.fit_transform(df[list(schema.released)].reset_index(drop=True)))
-        scaler = Scaler("none").fit(np.zeros((2, 1)))
-    else:
-        X = schema.matrix(df)
-        if partition_rows is not None or partition_columns is not None:
-            mech = _wrap_partition(mech, df, schema, partition_rows, partition_columns)
-        y = df[schema.label].to_numpy() if schema.label is not None else None
-        released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units, y=y)
-    if not np.isfinite(released).all():
-        raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
-    same_shape = X is not None and released.shape == X.shape
-    if same_shape:
-        out_df = schema.assemble(df, released)
-    else:
-        # dimension-changing mechanisms (NMDS, projections to p columns) release new columns
-        names = list(mech.get_feature_names_out()) if hasattr(mech, "get_feature_names_out") else []
-        if len(names) != released.shape[1] or any(n in schema.released for n in names):
-            names = [f"d{k + 1}" for k in range(released.shape[1])]
-        out_df = schema.assemble_new(df, released, [str(n) for n in names])
-    out_df, identity = hide_identity(out_df, schema.id, key, keep_ids=keep_ids)
-    summary = {
-        "method": method,
-        "key": key.describe(),
-        "identity": _identity_summary(identity, schema.id),
-        "n_rows": int(released.shape[0]),
-        "n_released_columns": int(released.shape[1]),
-        "preprocess": preprocess,
-        "seconds": time.perf_counter() - t0,
-    }
-    if same_shape:
-        summary["re"] = float(np.linalg.norm(X - released) / np.linalg.norm(X)) if np.linalg.norm(X) > 0 else 0.0
-    for attr in ("stress_", "linear_leak_"):
-        if hasattr(mech, attr):
-            summary[attr.rstrip("_")] = getattr(mech, attr)
-    if state_path is not None:
-        save_release_state(state_path, mech, scaler, schema, method=method, key=key, identity=identity)
-    if out_path is not None:
-        write_table(out_df, out_path)
-    return PerturbResult(out_df, mech, scaler, schema, summary, out_path, state_path)
+        # the numeric block, its scaled copy, the release, its original-units copy and the output frame
+        check_dense(len(df), len(schema.released), _PERTURB_COPIES, f"releasing {len(df)} x {len(schema.released)} "
+                    "in memory", "use --backend dask (releases partition by partition; backend='dask' in Python)")
+        if entry.categorical and not all(pd.api.types.is_numeric_dtype(df[c]) for c in schema.released):
+            # categorical/mixed input: the mechanism works on the frame (its dissimilarity scales the columns)
+            if partition_rows is not None or partition_columns is not None:
+                raise ParameterError(f"method '{method}' cannot be partitioned when categorical columns are released")
+            X = None
+            released = np.asarray(mech.fit_transform(df[list(schema.released)].reset_index(drop=True)))
+            scaler = Scaler("none").fit(np.zeros((2, 1)))
+        else:
+            X = schema.matrix(df)
+            if partition_rows is not None or partition_columns is not None:
+                mech = _wrap_partition(mech, df, schema, partition_rows, partition_columns)
+            y = df[schema.label].to_numpy() if schema.label is not None else None
+            released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units, y=y)
+        if not np.isfinite(released).all():
+            raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
+        same_shape = X is not None and released.shape == X.shape
+        if same_shape:
+            out_df = schema.assemble(df, released)
+        else:
+            # dimension-changing mechanisms (NMDS, projections to p columns) release new columns
+            names = list(mech.get_feature_names_out()) if hasattr(mech, "get_feature_names_out") else []
+            if len(names) != released.shape[1] or any(n in schema.released for n in names):
+                names = [f"d{k + 1}" for k in range(released.shape[1])]
+            out_df = schema.assemble_new(df, released, [str(n) for n in names])
+        out_df, identity = hide_identity(out_df, schema.id, key, keep_ids=keep_ids)
+        summary = {
+            "method": method,
+            "key": key.describe(),
+            "identity": _identity_summary(identity, schema.id),
+            "n_rows": int(released.shape[0]),
+            "n_released_columns": int(released.shape[1]),
+            "preprocess": preprocess,
+            "seconds": time.perf_counter() - t0,
+        }
+        if same_shape:
+            summary["re"] = float(np.linalg.norm(X - released) / np.linalg.norm(X)) if np.linalg.norm(X) > 0 else 0.0
+        for attr in ("stress_", "linear_leak_"):
+            if hasattr(mech, attr):
+                summary[attr.rstrip("_")] = getattr(mech, attr)
+        # the release first, the state (the key to it) last: a run that fails leaves the earlier pair as it was
+        if out_path is not None:
+            write_table(out_df, out_path)
+        if state_path is not None:
+            save_release_state(state_path, mech, scaler, schema, method=method, key=key, identity=identity)
+        return PerturbResult(out_df, mech, scaler, schema, summary, out_path, state_path)
 
 
 def _identity_summary(identity: Any, id_column: str | None) -> dict[str, Any]:

@@ -98,9 +98,11 @@ class _Transaction:
     def __init__(self) -> None:
         self.staged: list[tuple[Path, Path]] = []
 
-    def stage(self, target: Path, write: Callable[[Path], None], mode: int = 0o644) -> None:
+    def stage(self, target: Path, write: Callable[[Path], None], mode: int | None = None) -> None:
+        from ppdm.data.io import file_mode
+
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.fchmod(fd, mode)
+        os.fchmod(fd, file_mode() if mode is None else mode)  # the user's umask unless a secret's 0600
         os.close(fd)
         self.staged.append((Path(tmp), target))
         write(Path(tmp))

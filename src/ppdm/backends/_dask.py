@@ -663,7 +663,9 @@ def perturb(
         else:
             tmp = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent))
             try:
-                os.chmod(tmp, 0o755)
+                from ppdm.data.io import dir_mode
+
+                os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
                 tasks = [dask.delayed(_part_write, pure=False)(p, s0, L, lr, rel, str(tmp), i, f)
                          for i, (p, s0, L, lr, f) in enumerate(zip(parts, starts, lengths, local_rows, facs,
                                                                    strict=True))]

@@ -164,7 +164,9 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
             tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
             tx = _Transaction()
             try:
-                os.chmod(tmp, 0o755)
+                from ppdm.data.io import dir_mode
+
+                os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
                 tasks = [bk.dask.delayed(bk._part_write, pure=False)(p, n_before + s0, L, None, part, str(tmp), i)
                          for i, (p, s0, L) in enumerate(zip(ddf.to_delayed(), starts, lengths, strict=True))]
                 ss = np.sum(bk._compute(tasks, "release", client), axis=0)

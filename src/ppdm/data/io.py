@@ -21,7 +21,8 @@ import pandas as pd
 
 from ppdm.exceptions import InputError, OutputError
 
-__all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs"]
+__all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs",
+           "output_lock", "file_mode", "dir_mode", "current_umask"]
 
 _TEXT_FORMATS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 _PARQUET = {".parquet", ".pq"}
@@ -80,11 +81,49 @@ def read_table(
             raise InputError(f"array input must be 2-D, got {source.ndim}-D; reshape it to (n_rows, n_columns)")
         return _check_rows(pd.DataFrame(source, columns=[f"x{j + 1}" for j in range(source.shape[1])]), "array")
     files = expand_inputs(source)
+    _check_input_size(files)
     if all(f.suffix.lower() in _PARQUET for f in files):
         return _read_parquet(files)
     if len(files) > 1:
         raise InputError("several text files matched; merge them first or use Parquet files")
     return _read_text(files[0], sep)
+
+
+#: bytes a text table needs at the least while it is read, per byte on disk (its raw bytes; parsing needs more,
+#: which the guards after reading check against the table's real shape)
+_TEXT_READ_FACTOR = 1.0
+#: bytes held while Parquet is read, per value (the Arrow table and the frame)
+_PARQUET_VALUE_BYTES = 16.0
+
+
+def _check_input_size(files: Sequence[Path]) -> None:
+    """Refuse, before reading a byte, an input that cannot be read within the memory budget."""
+    from ppdm.utils.memory import check_memory, format_bytes
+
+    total = 0.0
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError as e:
+            raise InputError(f"cannot read '{f.name}' ({e.strerror}); check the path") from None
+        import stat as _stat
+
+        if not _stat.S_ISREG(st.st_mode):
+            raise InputError(f"'{f.name}' is not a regular file (a device, FIFO or socket); give a CSV, TSV or "
+                             "Parquet file")
+        if f.suffix.lower() in _PARQUET:
+            try:
+                import pyarrow.parquet as pq
+
+                meta = pq.ParquetFile(f).metadata
+                total += _PARQUET_VALUE_BYTES * meta.num_rows * max(meta.num_columns, 1)
+            except Exception:  # noqa: BLE001 (a damaged file is reported by the reader with its own message)
+                total += _TEXT_READ_FACTOR * st.st_size
+        else:
+            total += _TEXT_READ_FACTOR * st.st_size
+    size = sum(f.stat().st_size for f in files)
+    check_memory(total, f"reading the input ({format_bytes(size)} on disk)",
+                 "read a sample of the rows first, or use --backend dask (reads partition by partition)")
 
 
 def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
@@ -186,8 +225,10 @@ def check_output_path(
         for m in matched:
             if p.resolve() == m.resolve() or _same_file(p, m):
                 raise OutputError(f"{what} '{p.name}' is the input file; choose another output path")
-    if p.exists() and not force:
+    if p.exists() and not force and not _is_stream(p):
         raise OutputError(f"{what} '{p.name}' already exists; pass --force to overwrite it or choose another path")
+    if p.is_dir():
+        raise OutputError(f"{what} '{p.name}' is a directory; give a file path")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise OutputError(f"directory of {what} '{p}' does not exist; create it first")
@@ -196,13 +237,97 @@ def check_output_path(
     return p
 
 
+def current_umask() -> int:
+    """The process's umask (read without changing it for longer than one call)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode(secret: bool = False) -> int:
+    """Mode of a new output file: the user's umask applied to 0666; secrets (states) always 0600."""
+    return 0o600 if secret else 0o666 & ~current_umask()
+
+
+def dir_mode() -> int:
+    """Mode of a new output directory: the user's umask applied to 0777."""
+    return 0o777 & ~current_umask()
+
+
+def _is_stream(p: Path) -> bool:
+    """A character device or FIFO (``/dev/stdout``, ``/dev/null``, a named pipe): written into, never replaced."""
+    import stat as _stat
+
+    try:
+        st = os.stat(p)
+    except OSError:
+        return False
+    return _stat.S_ISCHR(st.st_mode) or _stat.S_ISFIFO(st.st_mode)
+
+
 @contextlib.contextmanager
-def atomic_write(path: str | os.PathLike[str], *, mode: int = 0o644, binary: bool = True) -> Iterator[io.IOBase]:
+def output_lock(*paths: str | os.PathLike[str] | None) -> Iterator[None]:
+    """Hold an exclusive lock per output for the whole run; a second writer of the same output is refused.
+
+    Locks are taken on the resolved real paths (a symlink cannot fork them), as ``.NAME.lock`` files beside
+    the outputs, removed when the run ends; the kernel drops a lock when its process dies, however it dies.
+    """
+    import fcntl
+
+    held: list[tuple[int, Path]] = []
+    try:
+        for real in sorted({os.path.realpath(x) for x in paths if x is not None}):
+            rp = Path(real)
+            if _is_stream(rp):
+                continue
+            lock = rp.parent / f".{rp.name}.lock"
+            while True:
+                try:
+                    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+                except OSError as e:
+                    raise OutputError(f"cannot lock output '{rp.name}' ({e.strerror}); check the directory") from None
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    raise OutputError(f"another ppdm run is writing '{rp.name}' right now; wait for it to finish or "
+                                      "choose another output") from None
+                # the previous holder may have removed the file between our open and our lock: lock the file
+                # that is there now, not an orphan
+                try:
+                    same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    held.append((fd, lock))
+                    break
+                os.close(fd)
+        yield
+    finally:
+        for fd, lock in reversed(held):
+            with contextlib.suppress(OSError):
+                os.unlink(lock)
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], *, mode: int | None = None, binary: bool = True,
+                 ) -> Iterator[io.IOBase]:
     """Open a temporary file beside ``path``; on success fsync and rename it to ``path``.
 
-    On any exception the temporary file is removed and ``path`` is left as it was.
+    On any exception the temporary file is removed and ``path`` is left as it was. The file gets ``mode``
+    (default: 0666 less the user's umask). A symlink is followed (its target is replaced, the link kept); a
+    character device or FIFO is written into as a stream, never replaced.
     """
-    p = Path(path)
+    p = Path(os.path.realpath(path))
+    if _is_stream(p):
+        with open(p, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
+            yield f  # type: ignore[misc]
+            f.flush()
+        return
+    mode = file_mode() if mode is None else mode
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
     try:
         os.fchmod(fd, mode)

@@ -69,6 +69,8 @@ def plot_sweep(sweep: dict[str, object], path: str | Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
+    # column names are data: shown as plain text, never parsed as TeX math (a "$" cannot break a plot)
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     from ppdm.data.io import atomic_write

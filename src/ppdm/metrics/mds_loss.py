@@ -65,6 +65,8 @@ def shepard_plot(A: np.ndarray, B: np.ndarray, path: str | Path, *, max_points: 
     import matplotlib
 
     matplotlib.use("Agg")
+    # column names are data: shown as plain text, never parsed as TeX math (a "$" cannot break a plot)
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     from ppdm.data.io import atomic_write

@@ -74,6 +74,8 @@ def cd_diagram(average: Sequence[float], names: Sequence[str], cd: float, path: 
     import matplotlib
 
     matplotlib.use("Agg")
+    # column names are data: shown as plain text, never parsed as TeX math (a "$" cannot break a plot)
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     from ppdm.data.io import atomic_write

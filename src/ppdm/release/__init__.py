@@ -33,18 +33,45 @@ class ReleaseResult:
     record: dict[str, Any]
 
 
+#: the files a release directory holds; --force replaces these and nothing else
+PPDM_FILES = ("release.csv", "release.parquet", "release.json", "report.html", "release.state")
+
+
 def _check_output_dir(out: Path, inputs: Sequence[Path], force: bool) -> None:
     if out.exists() and not out.is_dir():
         raise OutputError(f"'{out}' exists and is not a directory; choose an output directory")
     for src in inputs:
         if out.resolve() == src.resolve() or out.resolve() in src.resolve().parents:
             raise OutputError(f"output directory '{out}' holds the input file; choose another directory")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise OutputError(f"output directory '{out}' already holds files (a previous release?); pass --force "
-                          "to replace it or choose another directory")
+    if out.is_dir():
+        foreign = sorted(e.name for e in out.iterdir() if e.name not in PPDM_FILES)
+        if foreign:
+            shown = ", ".join(repr(f) for f in foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+            raise OutputError(f"output directory '{out}' holds files ppdm did not write ({shown}); choose an empty or "
+                              "new directory (--force replaces only a previous release)")
+        if any(out.iterdir()) and not force:
+            raise OutputError(f"output directory '{out}' already holds files (a previous release?); pass --force "
+                              "to replace it or choose another directory")
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir() or not os.access(parent, os.W_OK):
         raise OutputError(f"cannot create '{out}': its parent directory is missing or not writable")
+
+
+def _recover(out: Path) -> None:
+    """Finish or roll back what a killed run left (called under the output's lock, so nobody else writes).
+
+    Temporary directories of this output hold secrets (a state): they are removed. A previous release
+    moved aside by a run that died before publishing the new one is put back.
+    """
+    parent = out.parent if str(out.parent) else Path(".")
+    for tmp in parent.glob(f".{out.name}.*.tmp"):
+        if tmp.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+    for old in sorted(parent.glob(f".{out.name}.old-*")):
+        if old.is_dir() and not out.exists():
+            os.replace(old, out)
+        elif old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def _fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
@@ -97,7 +124,22 @@ class _Cache:
             pass
 
 
-def release(
+def release(source: str | os.PathLike[str] | pd.DataFrame, *, output_dir: str | os.PathLike[str],
+            **kwargs: Any) -> ReleaseResult:
+    """Choose and write a release (see :func:`_release` for the parameters and the module for the outputs).
+
+    One writer at a time per output directory: a lock beside it is held for the whole run, and whatever a
+    killed earlier run left behind is cleaned or rolled back first.
+    """
+    from ppdm.data.io import output_lock
+
+    out = Path(output_dir)
+    with output_lock(out):
+        _recover(out)
+        return _release(source, output_dir=out, **kwargs)
+
+
+def _release(
     source: str | os.PathLike[str] | pd.DataFrame,
     *,
     output_dir: str | os.PathLike[str],
@@ -314,7 +356,9 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         (tmp / "release.json").write_text(json.dumps(record, indent=1, default=_json_default))
         html = render_report(record, plot_data(X, B, y, schema.released, seed=0))
         (tmp / "report.html").write_text(html, encoding="utf-8")
-        os.chmod(tmp, 0o755)
+        from ppdm.data.io import dir_mode
+
+        os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
         _replace_dir(tmp, out, force)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -331,13 +375,21 @@ def _json_default(o: Any) -> Any:
 
 
 def _replace_dir(tmp: Path, out: Path, force: bool) -> None:
-    """Rename the finished directory into place; an old one (with --force) is removed only afterwards."""
-    old = None
-    if out.exists():
-        if not force and any(out.iterdir()):
-            raise OutputError(f"output directory '{out}' appeared while running; pass --force to replace it")
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.replace(out, old)
-    os.replace(tmp, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    """Publish the finished directory: a new one by one rename; over a previous release, file by file.
+
+    Over a previous release (with --force) each new file replaces its namesake by rename, the state last
+    (it is the key to the release beside it); ppdm's own files of the old release that the new one does
+    not have are removed after that. Nothing else in the directory is touched.
+    """
+    if not out.exists():
+        os.replace(tmp, out)
+        return
+    if not force and any(out.iterdir()):
+        raise OutputError(f"output directory '{out}' appeared while running; pass --force to replace it")
+    new = [n for n in PPDM_FILES if (tmp / n).exists()]
+    for name in sorted(new, key=lambda n: n == "release.state"):
+        os.replace(tmp / name, out / name)
+    for name in PPDM_FILES:
+        if name not in new and (out / name).exists():
+            (out / name).unlink()
+    shutil.rmtree(tmp, ignore_errors=True)

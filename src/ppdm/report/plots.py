@@ -17,6 +17,8 @@ def _plt():  # type: ignore[no-untyped-def]
     import matplotlib
 
     matplotlib.use("Agg")
+    # column names are data: shown as plain text, never parsed as TeX math (a "$" cannot break a plot)
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     return plt

@@ -29,7 +29,7 @@ def parse_bytes(text: str) -> int:
         value = float(s[: len(s) - len(unit)])
     except ValueError:
         value = -1.0
-    if not value > 0:
+    if not (value > 0 and value < float("inf")):
         raise ParameterError(f"{ENV_LIMIT}={text!r} is not a size; give bytes, e.g. 512M or 8G")
     return int(value * _UNITS[unit])
 
@@ -45,11 +45,35 @@ def _meminfo_available() -> int | None:
     return None
 
 
+def _address_space_left() -> int | None:
+    """What ``ulimit -v`` (RLIMIT_AS) leaves this process, or None when there is no such limit."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY or soft <= 0:
+            return None
+        used = 0
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024
+        return max(int(soft) - used, 0)
+    except (OSError, ValueError, ImportError):
+        return None
+
+
 def available_memory() -> int:
-    """Bytes one operation may use: ``PPDM_MEMORY_LIMIT`` if set, else what the system reports available."""
+    """Bytes one operation may use: ``PPDM_MEMORY_LIMIT`` if set, else what the system reports available.
+
+    A ``ulimit -v`` (address-space limit) lowers either.
+    """
     env = os.environ.get(ENV_LIMIT)
+    left = _address_space_left()
     if env:
-        return parse_bytes(env)
+        return parse_bytes(env) if left is None else min(parse_bytes(env), left)
+    if left is not None:
+        return min(left, _meminfo_available() or left)
     found = _meminfo_available()
     if found is None:
         try:
