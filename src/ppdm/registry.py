@@ -60,6 +60,8 @@ MECHANISMS: dict[str, MechanismEntry] = {
         MechanismEntry("mdav", "ppdm.mechanisms.microaggregation:MDAV",
                        "microaggregation (MDAV): each record released as the centroid of its group of >= k "
                        "similar records, within the label's classes", {"k": 3}),
+        MechanismEntry("copula", "ppdm.mechanisms.synthetic:GaussianCopula",
+                       "synthetic records from a Gaussian copula fitted per class (empirical marginals)", {}),
         MechanismEntry("rp-liu", "ppdm.mechanisms.reduction:LiuRandomProjection",
                        "random projection to p columns, 1/(sqrt(p) sigma) scaling or orthonormal",
                        {"n_components": 2}),

@@ -151,8 +151,14 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(f"'{name}' is not UTF-8 text; re-save it as UTF-8 CSV") from None
+    if not text.strip():
+        raise InputError(f"'{name}' holds no text (only a byte-order mark or blanks); give a table with a header row")
     if sep is None:
         sep = _TEXT_FORMATS.get(path.suffix.lower()) or ","
+    if sep == "\\t":  # a shell-quoted '\t' means a tab
+        sep = "\t"
+    if len(sep) != 1:
+        raise InputError(f"--sep must be one character (got {sep!r}); e.g. --sep ';' or --sep '\\t'")
     header_line = text.splitlines()[0]
     header = next(csv.reader([header_line], delimiter=sep))
     if len(header) == 1:

@@ -177,7 +177,15 @@ def _release(
     schema = resolve_schema(df, columns=columns, id=id, label=label)
     _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
     X = schema.matrix(df)
-    y = df[label].to_numpy() if label else None
+    y = df[label].astype(str).to_numpy() if label else None
+    label_note = None
+    if y is not None:
+        counts = pd.Series(y).value_counts()
+        if len(counts) < 2 or counts.min() < 2:
+            why = "has one class" if len(counts) < 2 else "has classes with a single record"
+            label_note = (f"the label '{label}' {why}: class-based utility is not measurable, so nearest-neighbour "
+                          "preservation is the objective (the label is released as it is)")
+            y = None
     if cfg.policy.objective != "neighbour_pct" and y is None:  # no label: no classifier to measure
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": "neighbour_pct"})})
     fp = _fingerprint(X, schema.released)
@@ -236,7 +244,7 @@ def _release(
         c["chosen"] = i == best
     chosen = cands[best]
     return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
-                          key=key, keep_ids=keep_ids, failed=failed)
+                          key=key, keep_ids=keep_ids, failed=failed, label_note=label_note)
 
 
 #: dense n x m working arrays per sweep worker (a candidate release, its attacks and utility scores)
@@ -310,7 +318,7 @@ def _indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
 
 
 def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
-                   key, keep_ids, failed):
+                   key, keep_ids, failed, label_note=None):
     import warnings
 
     from ppdm import __version__, registry
@@ -336,6 +344,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "threat": {"spec": cfg.threat, "description": threat.describe()},
         "policy": cfg.policy.model_dump(mode="json"),
         "original_utility": original_utility,
+        **({"utility_note": label_note} if label_note else {}),
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
         | {"preprocess": cfg.preprocess},
         "candidates": cands,

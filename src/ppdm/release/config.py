@@ -27,8 +27,10 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     # groups of k records share one released row: a row points at a group of k, so k >= 20 is needed to keep
     # re-identification near 1/k <= 5 %
     "mdav": {"k": [20, 30, 50]},
+    # synthetic records: no released row is derived from one person's row
+    "copula": {},
 }
-DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation", "mdav")
+DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation", "mdav", "copula")
 
 
 class MethodGrid(BaseModel):
@@ -136,10 +138,18 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
         import yaml
 
         p = Path(path)
-        if not p.exists():
-            raise ParameterError(f"config file '{p}' does not exist; check the path")
+        if not p.is_file():
+            raise ParameterError(f"config file '{p}' does not exist or is not a file; check the path")
+        if p.stat().st_size > _MAX_CONFIG_BYTES:
+            raise ParameterError(f"config '{p.name}' is larger than {_MAX_CONFIG_BYTES // 1024} KiB; a release config "
+                                 "is a few lines of YAML")
         try:
-            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ParameterError(f"config '{p.name}' is not UTF-8 text; re-save it as UTF-8") from None
+        try:
+            _check_aliases(text, p.name)
+            loaded = yaml.safe_load(text)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             line = f" at line {mark.line + 1}" if mark is not None else ""
@@ -154,6 +164,25 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
         return ReleaseConfig.model_validate(data)
     except ValidationError as e:
         raise ParameterError(f"invalid release config: {_first_error(e)}") from None
+
+
+#: a release config is a few lines; anything larger is not one
+_MAX_CONFIG_BYTES = 256 * 1024
+#: YAML aliases repeat a node by reference: a few are convenient, many nest into an exponential document
+_MAX_ALIASES = 64
+
+
+def _check_aliases(text: str, name: str) -> None:
+    """Refuse documents whose aliases could expand exponentially (a "billion laughs"), before building them."""
+    import yaml
+
+    count = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            count += 1
+            if count > _MAX_ALIASES:
+                raise ParameterError(f"config '{name}' uses more than {_MAX_ALIASES} YAML aliases (*name); write the "
+                                     "values out instead")
 
 
 def default_config() -> ReleaseConfig:

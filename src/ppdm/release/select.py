@@ -69,7 +69,7 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
             why.append(f"re-identification {c['risk']['reidentification']:.1%} (beyond chance {_reid(c):.1%}) > "
                        f"{r_max:.1%}")
         if c["risk"]["within_5pct"] > v_max:
-            why.append(f"{c['risk']['within_5pct']:.1%} of values disclosed within 5 % beyond the median guess > "
+            why.append(f"{c['risk']['within_5pct']:.1%} of values disclosed within 5 % beyond the control > "
                        f"{v_max:.1%}")
         reasons.append("; ".join(why))
         if not why:

@@ -25,15 +25,25 @@ def summary_text(record: dict[str, Any]) -> list[str]:
         f"Threat model: {record['threat']['description']}. The attacker knows the mechanism and its published "
         "parameters, never its random draws (Kerckhoffs). Under it the strongest attack "
         f"({risk.get('reidentification_attack') or 'linkage'}) re-identifies {risk['reidentification']:.1%} of the "
-        f"records (chance {1 / max(record['input']['n_rows'], 1):.2%}) and recovers {risk['within_5pct']:.1%} of "
-        "the values within +-5 % of the truth beyond what guessing each column's median gets "
-        f"({risk.get('within_5pct_raw', risk['within_5pct']):.1%} of all values, the median guess "
-        f"{risk.get('within_5pct_median_guess', 0.0):.1%}).",
+        f"records (chance {1 / max(record['input']['n_rows'], 1):.2%}).",
     ]
+    if "within_5pct_aligned" in risk:
+        lines.append(
+            f"Values: reading the row an attacker finds for a person ({risk['within_5pct_attack']}) recovers "
+            f"{risk['within_5pct']:.1%} more of their values within +-5 % than the same attack gets for people who are "
+            "not in the release (beyond the column-median guess); an attacker who already knew each person's row "
+            f"would read {risk['within_5pct_aligned']:.1%} ({risk['within_5pct_aligned_attack']}).")
+    else:
+        lines.append(
+            f"Values: the strongest reconstruction recovers {risk['within_5pct']:.1%} of the values within +-5 % "
+            f"beyond what guessing each column's median gets ({risk.get('within_5pct_raw', risk['within_5pct']):.1%} "
+            f"of all values; the median guess {risk.get('within_5pct_median_guess', 0.0):.1%}).")
     key = record.get("key", {})
     if key.get("seed_known"):
         lines.append("WARNING: the release was made with a known seed: anyone who knows or guesses it can regenerate "
                      "the random draws and undo the release.")
+    if record.get("utility_note"):
+        lines.append(f"Note: {record['utility_note']}.")
     ident = record.get("identity", {}).get("layout")
     if ident:
         lines.append(f"Identity: {ident}.")
@@ -48,9 +58,10 @@ def summary_text(record: dict[str, Any]) -> list[str]:
         lines.append(line + ".")
     n = len(record["candidates"])
     feasible = sum(1 for c in record["candidates"] if not c["verdict"].startswith("violates"))
+    pol = record["policy"]
     lines.append(f"{n} candidates were tried; {feasible} met the policy (re-identification <= "
-                 f"{record['policy']['max_reidentification']:.0%}, values within 5 % beyond the median guess <= "
-                 f"{record['policy']['max_within_5pct']:.0%}).")
+                 f"{pol['max_reidentification']:.0%} beyond chance, values disclosed beyond the control <= "
+                 f"{pol['max_within_5pct']:.0%}).")
     if record.get("failed_candidates"):
         lines.append(f"{len(record['failed_candidates'])} candidate(s) failed and were left out (see the table).")
     return lines

@@ -1,0 +1,119 @@
+"""Model-based synthetic records: a Gaussian copula fitted per class (scipy only).
+
+Each class (stratum) gets its own model: every column's empirical distribution (its sorted values,
+linearly interpolated) and the correlation of the columns' normal scores. The release draws as many new
+records per class as the class has, from that model; no released row is derived from one person's row,
+so a row points at nobody (linkage succeeds at about chance), while the per-class distributions and
+correlations that classifiers use survive. Small classes borrow strength from the whole table: their
+correlation matrix is shrunk towards the pooled one.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from ppdm.mechanisms.base import Mechanism, seed_from
+
+__all__ = ["GaussianCopula"]
+
+
+def _normal_scores(A: np.ndarray) -> np.ndarray:
+    """Van der Waerden scores of each column: Phi^-1(rank / (n + 1)), ties at their mean rank."""
+    from scipy.stats import rankdata
+
+    n = len(A)
+    return ndtri(rankdata(A, axis=0) / (n + 1))
+
+
+def _correlation(Z: np.ndarray) -> np.ndarray:
+    m = Z.shape[1]
+    if len(Z) < 3:
+        return np.eye(m)
+    C = np.atleast_2d(np.corrcoef(Z, rowvar=False))
+    C = np.where(np.isfinite(C), C, 0.0)
+    np.fill_diagonal(C, 1.0)
+    return C
+
+
+def _quantiles(sorted_col: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The empirical quantile function (linear between order statistics) at probabilities ``u``."""
+    n = len(sorted_col)
+    pos = np.clip(u * (n + 1) - 1.0, 0.0, n - 1.0)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, n - 1)
+    w = pos - lo
+    return sorted_col[lo] * (1 - w) + sorted_col[hi] * w
+
+
+class GaussianCopula(Mechanism):
+    """Synthetic records from a Gaussian copula fitted per class (or to the whole table).
+
+    Parameters
+    ----------
+    per_class : bool, default=True
+        Fit one model per stratum given to ``fit(X, y)`` (the label in ``ppdm release``); without ``y`` the
+        table is one stratum.
+    shrinkage : float, default=0.2
+        Weight of the pooled correlation in a class's correlation, for classes with few records; it grows to
+        1 for a class no larger than the number of columns.
+    random_state : int, Generator or None
+        Seeds the draws (key material of the release).
+
+    Attributes
+    ----------
+    seed_ : int
+        Seed of the synthetic draws (key material).
+    """
+
+    _secret = ("seed_",)
+    _stochastic = True
+    _table_level: ClassVar[bool] = True
+    _uses_label: ClassVar[bool] = True
+
+    def __init__(self, *, per_class: bool = True, shrinkage: float = 0.2, random_state: object = None) -> None:
+        self.per_class = per_class
+        self.shrinkage = shrinkage
+        self.random_state = random_state
+
+    def fit(self, X: object, y: object = None) -> GaussianCopula:
+        A = self._check_X(X, reset=True)
+        n, m = A.shape
+        strata = np.zeros(n, dtype=np.int64)
+        if y is not None and self.per_class:
+            strata = np.unique(np.asarray(y).astype(str), return_inverse=True)[1].astype(np.int64)
+        self.strata_ = strata
+        self.seed_ = seed_from(self.random_state)
+        self._A = A  # kept only for the draw of this fit; never exported (not a fitted attribute)
+        return self
+
+    def fit_transform(self, X: object, y: object = None, **fit_params: object) -> np.ndarray:
+        self.fit(X, y)
+        A, strata = self._A, self.strata_
+        n, m = A.shape
+        rng = np.random.default_rng(self.seed_)
+        pooled = _correlation(_normal_scores(A))
+        out = np.empty_like(A)
+        for s in np.unique(strata):
+            rows = np.flatnonzero(strata == s)
+            B = A[rows]
+            nc = len(rows)
+            lam = 1.0 if nc <= m + 1 else min(1.0, max(float(self.shrinkage), (m + 1) / nc))
+            C = (1 - lam) * _correlation(_normal_scores(B)) + lam * pooled
+            w, V = np.linalg.eigh(C)
+            L = V * np.sqrt(np.clip(w, 0.0, None))
+            Z = rng.standard_normal((nc, m)) @ L.T
+            U = ndtr(Z)
+            S = np.sort(B, axis=0)
+            for j in range(m):
+                out[rows, j] = _quantiles(S[:, j], U[:, j])
+        del self._A
+        return out
+
+    def transform(self, X: object) -> np.ndarray:
+        """Synthetic records cannot be made for new rows one by one: the release is the fitted table's."""
+        from ppdm.exceptions import ParameterError
+
+        raise ParameterError("synthetic records are drawn for a whole table; use fit_transform (ppdm perturb)")
