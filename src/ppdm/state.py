@@ -5,6 +5,13 @@ counts, and a SHA-256 checksum of every array) and one ``.npy`` member per array
 ``allow_pickle=False``. It is written to a temporary file with owner-only permissions (0600) and
 renamed into place, so a crash leaves the previous state intact. Truncated or tampered files fail the
 checksum test with a clear error.
+
+The checksums detect accidents, not forgery: whoever can write the file can recompute them. An owner
+who keeps a secret outside the state (``PPDM_STATE_KEY``, or ``PPDM_STATE_KEY_FILE`` naming an owner-only
+file) gets states sealed with an HMAC-SHA256 of the header (which lists every array's checksum); with the
+key set, a state without a valid seal is refused. A state that others can read is used with a warning,
+as ``ssh`` does for keys. Array shapes are checked against the memory budget and against the archive before
+any array is read.
 """
 
 from __future__ import annotations
@@ -36,8 +43,42 @@ def _digest(a: np.ndarray) -> str:
 
 
 def _header_digest(header: dict[str, Any]) -> str:
-    body = {k: v for k, v in header.items() if k != "header_sha256"}
+    body = {k: v for k, v in header.items() if k not in ("header_sha256", "seal")}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+KEY_ENV, KEY_FILE_ENV = "PPDM_STATE_KEY", "PPDM_STATE_KEY_FILE"
+
+
+def _owner_key() -> bytes | None:
+    """The owner's sealing key, kept outside every state (None when the owner keeps none)."""
+    import os
+    import stat as _stat
+
+    value = os.environ.get(KEY_ENV)
+    if value:
+        return value.encode()
+    path = os.environ.get(KEY_FILE_ENV)
+    if not path:
+        return None
+    try:
+        st = os.stat(path)
+        if st.st_mode & 0o077:
+            raise StateError(f"{KEY_FILE_ENV} names a key file that others can read; chmod 600 it")
+        if not _stat.S_ISREG(st.st_mode):
+            raise StateError(f"{KEY_FILE_ENV} does not name a regular file")
+        key = Path(path).read_bytes().strip()
+    except OSError as e:
+        raise StateError(f"cannot read the key file of {KEY_FILE_ENV} ({e.strerror})") from None
+    if len(key) < 16:
+        raise StateError(f"the key of {KEY_FILE_ENV} is shorter than 16 bytes; use a long random key")
+    return key
+
+
+def _seal(key: bytes, digest: str) -> str:
+    import hmac
+
+    return hmac.new(key, digest.encode(), hashlib.sha256).hexdigest()
 
 
 def save_state(path: str | Path, kind: str, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> Path:
@@ -54,6 +95,9 @@ def save_state(path: str | Path, kind: str, header: dict[str, Any], arrays: dict
         "arrays": {k: {"sha256": _digest(a), "shape": list(a.shape), "dtype": str(a.dtype)} for k, a in arrays.items()},
     }
     full["header_sha256"] = _header_digest(full)
+    key = _owner_key()
+    if key is not None:
+        full["seal"] = {"hmac_sha256": _seal(key, full["header_sha256"])}
     p = Path(path)
     with atomic_write(p, mode=0o600) as f:
         with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as z:
@@ -104,8 +148,10 @@ def _check_array(z: zipfile.ZipFile, name: str, k: str, meta: dict[str, Any]) ->
 def load_state(path: str | Path, kind: str | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Load and verify a state file; return ``(header, arrays)``."""
     name = Path(path).name
+    _warn_if_shared(Path(path))
     with _open(path) as z:
         header = _header(z, path, kind)
+        _check_sizes(z, name, header)
         arrays: dict[str, np.ndarray] = {}
         for k, meta in header["arrays"].items():
             arrays[k] = _check_array(z, name, k, meta)
@@ -139,4 +185,51 @@ def _header(z: zipfile.ZipFile, path: str | Path, kind: str | None) -> dict[str,
         )
     if kind is not None and header.get("kind") != kind:
         raise StateError(f"state file '{name}' is a '{header.get('kind')}' state, not '{kind}'")
+    key = _owner_key()
+    if key is not None:
+        import hmac
+
+        seal = header.get("seal", {}).get("hmac_sha256") if isinstance(header.get("seal"), dict) else None
+        if seal is None:
+            raise StateError(f"state file '{name}' is not sealed, but {KEY_ENV} is set; it was not written with your "
+                             "key (unset the key to read it as an unsealed state)")
+        if not hmac.compare_digest(str(seal), _seal(key, header["header_sha256"])):
+            raise StateError(f"state file '{name}' fails its seal: it was modified, or sealed with another key")
     return header
+
+
+def _warn_if_shared(p: Path) -> None:
+    import os
+    import warnings
+
+    from ppdm.exceptions import PrivacyWarning
+
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return
+    if mode & 0o077:
+        warnings.warn(f"state file '{p.name}' is readable by others (mode {oct(mode & 0o777)}); it holds the keys of "
+                      "its release: chmod 600 it", PrivacyWarning, stacklevel=3)
+
+
+def _check_sizes(z: zipfile.ZipFile, name: str, header: dict[str, Any]) -> None:
+    """Refuse arrays the archive cannot hold or the memory cannot, before reading any of them."""
+    from ppdm.utils.memory import check_memory
+
+    total = 0.0
+    for k, meta in header.get("arrays", {}).items():
+        try:
+            shape = [int(d) for d in meta["shape"]]
+            itemsize = np.dtype(meta["dtype"]).itemsize
+            stored = z.getinfo(f"{k}.npy").file_size
+        except (KeyError, TypeError, ValueError):
+            raise StateError(f"state file '{name}' is damaged (array '{k}' is missing or badly described)") from None
+        if any(d < 0 for d in shape):
+            raise StateError(f"state file '{name}' is damaged (array '{k}' has a negative dimension)")
+        nbytes = float(np.prod(shape, dtype=np.float64)) * itemsize
+        if nbytes > stored:
+            raise StateError(f"state file '{name}' is damaged: array '{k}' claims {int(nbytes)} bytes but holds "
+                             f"{stored}")
+        total += nbytes
+    check_memory(total, f"loading state '{name}'", "load it on a machine with more memory")

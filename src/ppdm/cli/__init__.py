@@ -18,6 +18,13 @@ def _short_warning(message, category, filename, lineno, file=None, line=None):  
     print(f"warning ({category.__name__}): {message}", file=sys.stderr)
 
 
+def _one_line(text: str) -> str:
+    """Control characters (a newline in a column name, a terminal escape) shown escaped: one line, no forgery."""
+    import re
+
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], text)
+
+
 def _exit_code(e: BaseException) -> int | None:
     """Exit code of a click/typer ``Exit`` (typer may vendor its own click, so match by name)."""
     if type(e).__name__ == "Exit" and hasattr(e, "exit_code"):
@@ -64,7 +71,15 @@ def main(argv: list[str] | None = None) -> None:
     except PPDMError as e:
         if debug:
             raise
-        print(f"ppdm: error: {e}", file=sys.stderr)
+        print(f"ppdm: error: {_one_line(str(e))}", file=sys.stderr)
+        sys.exit(2)
+    except OSError as e:
+        # the environment, not ppdm: a name too long, a full disk, a missing permission
+        if debug:
+            raise
+        where = f" ('{_one_line(str(e.filename))[-120:]}')" if getattr(e, "filename", None) else ""
+        print(f"ppdm: error: {_one_line(e.strerror or str(e))}{where}; check the path, its permissions and the free "
+              "space", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print("ppdm: interrupted; no output was written", file=sys.stderr)
@@ -83,8 +98,11 @@ def main(argv: list[str] | None = None) -> None:
             if debug:
                 raise
             ctx = getattr(e, "ctx", None)
+            message = e.format_message()
+            if not message.strip() and type(e).__name__ == "NoArgsIsHelpError":
+                sys.exit(0)  # a group without its subcommand: its help was printed
             hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-            print(f"ppdm: error: {e.format_message()}{hint}", file=sys.stderr)
+            print(f"ppdm: error: {_one_line(message)}{hint}", file=sys.stderr)
             sys.exit(2)
         if debug:
             raise

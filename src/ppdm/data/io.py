@@ -42,6 +42,10 @@ def expand_inputs(source: str | os.PathLike[str]) -> list[Path]:
             raise InputError(f"no file matches the pattern '{s}'; check the path and the quotes around it")
         return files
     p = Path(s)
+    try:
+        p.resolve(strict=False)
+    except (RuntimeError, OSError):
+        raise InputError(f"input '{s}' is a symbolic link loop (or cannot be resolved); check the path") from None
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.suffix.lower() in _PARQUET)
         if not files:
@@ -160,7 +164,11 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
     if len(sep) != 1:
         raise InputError(f"--sep must be one character (got {sep!r}); e.g. --sep ';' or --sep '\\t'")
     header_line = text.splitlines()[0]
-    header = next(csv.reader([header_line], delimiter=sep))
+    try:
+        header = next(csv.reader([header_line], delimiter=sep))
+    except csv.Error as e:
+        raise InputError(f"'{name}' has a header that cannot be parsed ({e}); shorten or fix the column names"
+                         ) from None
     if len(header) == 1:
         for other in (";", "\t", "|"):
             if other != sep and other in header_line:
@@ -170,7 +178,7 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
     _check_columns([h.strip() for h in header], name)
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, float_precision="round_trip")
-    except pd.errors.ParserError as e:
+    except (pd.errors.ParserError, csv.Error) as e:
         msg = str(e).strip().splitlines()[-1]
         raise InputError(f"'{name}' is not a well-formed table ({msg}); fix the row or pass --sep") from None
     except (pd.errors.EmptyDataError, ValueError) as e:
@@ -194,6 +202,26 @@ def _check_rows(df: pd.DataFrame, name: str) -> pd.DataFrame:
         raise InputError(f"'{name}' has no columns; give a table with a header row")
     if len(df) == 0:
         raise InputError(f"'{name}' has a header but no data rows; give at least two rows")
+    return _numbers_as_floats(df)
+
+
+def _numbers_as_floats(df: pd.DataFrame) -> pd.DataFrame:
+    """Columns of Python numbers (integers beyond 64 bits, Parquet decimals) become float64 columns.
+
+    pandas keeps such values as objects, which no numeric mechanism can read; as floats they keep about 15
+    significant digits.
+    """
+    import decimal
+    import numbers
+
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object:
+            continue
+        vals = s.dropna()
+        if len(vals) and all(isinstance(v, (numbers.Number, decimal.Decimal)) and not isinstance(v, bool)
+                             for v in vals):
+            df[c] = s.map(lambda v: float(v) if v is not None and v == v else np.nan).astype(np.float64)
     return df
 
 
@@ -220,6 +248,12 @@ def check_output_path(
     missing or not writable.
     """
     p = Path(path)
+    try:
+        p.resolve()
+        for src in inputs:
+            Path(str(src)).resolve()
+    except RuntimeError:  # a symbolic link loop
+        raise OutputError(f"{what} '{p.name}' or an input is a symbolic link loop; check the paths") from None
     for src in inputs:
         s = str(src)
         if any(ch in s for ch in "*?["):

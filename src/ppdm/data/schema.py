@@ -151,6 +151,10 @@ def resolve_schema(
             raise InputError(f"{flag} names column '{c}', which the table does not have; columns are {_names(cols)}")
     if id is not None and id == label:
         raise InputError(f"column '{id}' cannot be both --id and --label; name two different columns")
+    if id is not None and df[id].duplicated().any():
+        n_dup = int(df[id].duplicated().sum())
+        raise InputError(f"--id column '{id}' has {n_dup} duplicate value(s); ids must name one record each (fix them, "
+                         "or leave --id out)")
     if columns is not None and len(set(columns)) != len(columns):
         raise InputError("--columns names a column twice; list each column once")
     special = {c for c in (id, label) if c is not None}
@@ -176,6 +180,9 @@ def resolve_schema(
                 released.append(c)
             elif _looks_numeric(s) and not allow_categorical:
                 bad = int(pd.to_numeric(s.dropna().astype(str).str.strip(), errors="coerce").isna().sum())
+                if bad == 0:  # numbers the reader kept as text (beyond 64-bit integers): numeric after all
+                    released.append(c)
+                    continue
                 raise InputError(
                     f"column '{c}' is numeric but {bad} cell(s) hold text; fix them, or pass --drop '{c}'"
                 )
@@ -195,10 +202,16 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = 
     ``what`` names the table in messages (e.g. "the new batch"); ``min_rows`` is the fewest rows accepted.
     """
     prefix = f"{what}: " if what else ""
+    converted = {}
     for c in cols:
         if not pd.api.types.is_numeric_dtype(df[c]):
-            raise InputError(f"{prefix}column '{c}' holds text; fix the values or leave the column out")
-    X = df[list(cols)].to_numpy(dtype=np.float64, copy=True)
+            # numbers kept as text by the reader (integers beyond 64 bits): numeric when every cell parses
+            conv = pd.to_numeric(df[c].astype(str).str.strip().where(df[c].notna()), errors="coerce")
+            if conv.notna().sum() != df[c].notna().sum() or conv.notna().sum() == 0:
+                raise InputError(f"{prefix}column '{c}' holds text; fix the values or leave the column out")
+            converted[c] = conv.astype(np.float64)
+    frame = df[list(cols)].assign(**converted) if converted else df[list(cols)]
+    X = frame.to_numpy(dtype=np.float64, copy=True)
     bad = ~np.isfinite(X)
     if bad.any():
         j = int(np.flatnonzero(bad.any(axis=0))[0])
