@@ -182,6 +182,7 @@ def perturb(
     backend: str = "numpy",
     scheduler: str | None = None,
     keep_ids: bool = False,
+    escape_formulas: bool = False,
 ) -> PerturbResult:
     """Release a table with one mechanism.
 
@@ -212,6 +213,9 @@ def perturb(
         directory of Parquet files.
     scheduler : str, optional
         Dask scheduler address (``tcp://host:8786``); default a local cluster on 127.0.0.1.
+    escape_formulas : bool, default=False
+        Prefix passed-through text cells that a spreadsheet would run as formulas (``=``, ``+``, ``-``, ``@``)
+        with a single quote; without it they are counted in the summary.
     keep_ids : bool, default=False
         Publish the original ids in the original row order (a linkable layout for releases that stay
         inside the organisation). By default ids are replaced by random pseudonyms and rows are shuffled;
@@ -278,6 +282,11 @@ def perturb(
                 names = [f"d{k + 1}" for k in range(released.shape[1])]
             out_df = schema.assemble_new(df, released, [str(n) for n in names])
         out_df, identity = hide_identity(out_df, schema.id, key, keep_ids=keep_ids)
+        from ppdm.data import formulas
+
+        risky = formulas.formula_cells(out_df, [c for c in out_df.columns if c not in schema.released])
+        if risky and escape_formulas:
+            out_df = formulas.escape_formulas(out_df, list(risky))
         summary = {
             "method": method,
             "key": key.describe(),
@@ -287,6 +296,8 @@ def perturb(
             "preprocess": preprocess,
             "seconds": time.perf_counter() - t0,
         }
+        if risky:
+            summary["formula_cells"] = {"columns": risky, "escaped": bool(escape_formulas)}
         if same_shape:
             summary["re"] = float(np.linalg.norm(X - released) / np.linalg.norm(X)) if np.linalg.norm(X) > 0 else 0.0
         for attr in ("stress_", "linear_leak_"):

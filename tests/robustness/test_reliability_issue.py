@@ -258,3 +258,19 @@ def test_output_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     with output_lock(target):
         pass  # released when the first run ended
     assert not (tmp_path / ".x.csv.lock").exists()
+
+
+def test_formula_cells_are_reported_and_escaped_on_request(cli, data: Path, tmp_path: Path) -> None:
+    src = tmp_path / "f.csv"
+    notes = ['=HYPERLINK("http://x")', "fine", "-3.5", "@SUM(A1)"] * 20
+    pd.read_csv(data).assign(note=notes).to_csv(src, index=False)
+    code, out, err = cli("perturb", src, "--method", "noise", "-o", tmp_path / "a.csv", "--keep-ids")
+    assert code == 0 and "formulas" in out and "'note' (40)" in out
+    assert pd.read_csv(tmp_path / "a.csv")["note"].tolist() == notes  # reported, not changed
+    code, out, err = cli("perturb", src, "--method", "noise", "-o", tmp_path / "b.csv", "--keep-ids",
+                         "--escape-formulas")
+    got = pd.read_csv(tmp_path / "b.csv")["note"].tolist()
+    assert code == 0 and got[:4] == ['\'=HYPERLINK("http://x")', "fine", "-3.5", "'@SUM(A1)"]
+    code, out, err = cli("release", src, "--id", "rid", "--label", "cls", *RELAXED, "-o", tmp_path / "r")
+    rec = json.loads((tmp_path / "r" / "release.json").read_text())
+    assert code == 0 and rec["formula_cells"] == {"columns": {"note": 40}, "escaped": False}

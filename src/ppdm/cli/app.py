@@ -13,6 +13,7 @@ from ppdm.cli.options import (
     ColumnsOpt,
     DropOpt,
     DropOtherOpt,
+    EscapeFormulasOpt,
     ForceOpt,
     IdOpt,
     KeepIdsOpt,
@@ -123,6 +124,7 @@ def perturb(
     state: Annotated[Path | None, typer.Option(help="Write the secret state (keys) here, owner-only.")] = None,
     seed: KeySeedOpt = None,
     keep_ids: KeepIdsOpt = False,
+    escape_formulas: EscapeFormulasOpt = False,
     force: ForceOpt = False,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -147,7 +149,7 @@ def perturb(
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
               release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns,
               output=output, state=state, force=force, seed=seed, sep=sep, backend=backend, scheduler=scheduler,
-              keep_ids=keep_ids)
+              keep_ids=keep_ids, escape_formulas=escape_formulas)
     s = res.summary
     if as_json:
         print(json.dumps(s | {"output": str(res.output)}, indent=2))
@@ -158,6 +160,11 @@ def perturb(
     c.print(f"released {s['n_rows']} rows x {s['n_released_columns']} perturbed columns with "
             f"[bold]{method}[/] ({shown}) -> {res.output}")
     c.print(f"key: {s['key']['source']}; {s['identity']['layout']}")
+    if "formula_cells" in s:
+        f = s["formula_cells"]
+        cols = ", ".join(f"'{k}' ({v})" for k, v in f["columns"].items())
+        what = f"text cells that spreadsheets run as formulas in {cols}"
+        c.print(f"escaped {what}" if f["escaped"] else f"warning: {what}; --escape-formulas prefixes them with '")
     fig = f"RE = {s['re']:.4f}" if "re" in s else f"stress-1 = {s.get('stress', float('nan')):.4f}"
     c.print(f"{fig}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
             + (f"   state -> {res.state} (secret; keep it private)" if res.state else ""))

@@ -36,3 +36,6 @@ def split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 StateInOpt = Annotated[Path | None, typer.Option(
     "--state", help="The release's state file: aligns a pseudonymous, shuffled release with its original.")]
+EscapeFormulasOpt = Annotated[bool, typer.Option(
+    "--escape-formulas",
+    help="Prefix passed-through text cells that spreadsheets run as formulas (=, +, -, @) with '.")]

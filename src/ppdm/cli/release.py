@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from ppdm.cli.options import ColumnsOpt, ForceOpt, IdOpt, KeepIdsOpt, KeySeedOpt, LabelOpt, SepOpt, split_list
+from ppdm.cli.options import (
+    ColumnsOpt,
+    EscapeFormulasOpt,
+    ForceOpt,
+    IdOpt,
+    KeepIdsOpt,
+    KeySeedOpt,
+    LabelOpt,
+    SepOpt,
+    split_list,
+)
 
 
 def release_command(
@@ -26,6 +36,7 @@ def release_command(
         help="Utility to maximise: tstr_knn_pct (default), knn_pct, svm_pct, kmeans_pct.")] = None,
     seed: KeySeedOpt = None,
     keep_ids: KeepIdsOpt = False,
+    escape_formulas: EscapeFormulasOpt = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel workers (-1: all cores).")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="Release file format: csv or parquet.")] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Cache of scored candidates.")] = None,
@@ -58,7 +69,8 @@ def release_command(
     if input is None or output is None:
         raise ParameterError("give the input table and --output DIR (or --print-config)")
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
-                  force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids)
+                  force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids,
+                  escape_formulas=escape_formulas)
     from rich.console import Console
 
     c = Console(highlight=False)

@@ -153,6 +153,7 @@ def _release(
     progress: bool = True,
     sep: str | None = None,
     keep_ids: bool = False,
+    escape_formulas: bool = False,
 ) -> ReleaseResult:
     """Choose and write a release. See the module docstring for the outputs.
 
@@ -244,7 +245,8 @@ def _release(
         c["chosen"] = i == best
     chosen = cands[best]
     return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
-                          key=key, keep_ids=keep_ids, failed=failed, label_note=label_note)
+                          key=key, keep_ids=keep_ids, failed=failed, label_note=label_note,
+                          escape_formulas=escape_formulas)
 
 
 #: dense n x m working arrays per sweep worker (a candidate release, its attacks and utility scores)
@@ -318,7 +320,7 @@ def _indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
 
 
 def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
-                   key, keep_ids, failed, label_note=None):
+                   key, keep_ids, failed, label_note=None, escape_formulas=False):
     import warnings
 
     from ppdm import __version__, registry
@@ -333,6 +335,11 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         mech = registry.build(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM))
         B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
     released, identity = hide_identity(schema.assemble(df, B), schema.id, key, keep_ids=keep_ids)
+    from ppdm.data import formulas
+
+    risky = formulas.formula_cells(released, [c for c in released.columns if c not in schema.released])
+    if risky and escape_formulas:
+        released = formulas.escape_formulas(released, list(risky))
     record = {
         "ppdm_version": __version__,
         "input": {"fingerprint_sha256": fp, "n_rows": int(X.shape[0]), "released_columns": list(schema.released),
@@ -345,6 +352,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "policy": cfg.policy.model_dump(mode="json"),
         "original_utility": original_utility,
         **({"utility_note": label_note} if label_note else {}),
+        **({"formula_cells": {"columns": risky, "escaped": bool(escape_formulas)}} if risky else {}),
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
         | {"preprocess": cfg.preprocess},
         "candidates": cands,

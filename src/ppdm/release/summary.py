@@ -42,6 +42,12 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     if key.get("seed_known"):
         lines.append("WARNING: the release was made with a known seed: anyone who knows or guesses it can regenerate "
                      "the random draws and undo the release.")
+    if record.get("formula_cells"):
+        f = record["formula_cells"]
+        cols = ", ".join(f"'{k}' ({v})" for k, v in f["columns"].items())
+        lines.append(("Escaped" if f["escaped"] else "WARNING: passed through")
+                     + f" text cells that spreadsheets run as formulas: {cols}"
+                     + ("." if f["escaped"] else "; release with --escape-formulas to prefix them with '."))
     if record.get("utility_note"):
         lines.append(f"Note: {record['utility_note']}.")
     ident = record.get("identity", {}).get("layout")
