@@ -108,3 +108,19 @@ def test_key_streams_are_independent_and_a_user_seed_passes_through() -> None:
 
     with pytest.raises(ParameterError, match="non-negative"):
         release_key(-5)
+
+
+def test_stream_releases_are_pseudonymous_and_align_through_the_state(table: pd.DataFrame, tmp_path) -> None:
+    from ppdm.streaming import stream_init, stream_update
+
+    st = tmp_path / "s.state"
+    stream_init(table.iloc[:40], state=st, output=tmp_path / "r1.csv", rank=2, id="pid", label="y")
+    stream_update(st, table.iloc[40:], output=tmp_path / "r2.csv", refresh_all=tmp_path / "all.csv")
+    r1, r2, full = (pd.read_csv(tmp_path / n) for n in ("r1.csv", "r2.csv", "all.csv"))
+    for r in (r1, r2, full):
+        assert not set(r["pid"].astype(str)) & set(table["pid"].astype(str))
+    # the same record has the same pseudonym in the batch release and in the refresh of the whole table
+    assert set(r1["pid"]) <= set(full["pid"])
+    back = align_with_state(table, pd.concat([r1, r2]), st, "pid")
+    assert back["pid"].tolist() == table["pid"].tolist() and back["y"].tolist() == table["y"].tolist()
+    assert align_with_state(table, full, st, "pid")["pid"].tolist() == table["pid"].tolist()

@@ -372,9 +372,14 @@ def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathL
 
     header, arrays = load_state(state)
     info = header.get("key")
+    kept = bool(header.get("identity", {}).get("kept", True))
+    if header.get("kind") == "stream":
+        # a stream's releases are aligned through their pseudonyms (one row order per batch)
+        st = header.get("stream", {})
+        info, kept = st.get("key"), bool(st.get("keep_ids", True))
+        arrays = {}
     if not isinstance(info, dict) or "entropy" not in info:
         return release  # a state written before releases were pseudonymous: the layout is linkable
-    kept = bool(header.get("identity", {}).get("kept", True))
     if kept:
         return release
     key = ReleaseKey(int(info["entropy"]), bool(info.get("known", False)))

@@ -172,6 +172,22 @@ class _Stream:
     schema: Schema
     method: str
     passthrough: pd.DataFrame | None  # None for append-only states
+    #: the release key (pseudonyms and row orders of every batch come from it); None in older states
+    key: Any = None
+    #: the linkable layout (original ids and order), chosen at init
+    keep_ids: bool = True
+    #: releases written so far (each batch's row order is its own sub-stream of the key)
+    batches: int = 0
+
+    def hide(self, frame: pd.DataFrame, kind: int, keep_ids: bool | None = None) -> pd.DataFrame:
+        """Pseudonymous ids and a shuffled order for one released table (unless the layout is linkable)."""
+        kept = self.keep_ids if keep_ids is None else keep_ids
+        if self.key is None:
+            return frame
+        from ppdm.keys import hide_identity
+
+        self.batches += 1
+        return hide_identity(frame, self.schema.id, self.key, keep_ids=kept, stream=(kind, self.batches))[0]
 
     @property
     def kept_columns(self) -> list[str]:
@@ -184,7 +200,10 @@ class _Stream:
                                   "rank": int(self.est.rank),
                                   "n_rows": int(self.est.n_samples_seen_),
                                   "n_columns": int(self.est.n_features_in_),
-                                  "preprocess": self.est.preprocess, "update_stats": bool(self.est.update_stats)}
+                                  "preprocess": self.est.preprocess, "update_stats": bool(self.est.update_stats),
+                                  "keep_ids": bool(self.keep_ids), "batches": int(self.batches)}
+        if self.key is not None:
+            stream["key"] = {"entropy": str(self.key.entropy), "known": bool(self.key.known)}
         if self.passthrough is not None:
             meta, extra = _pack_columns(self.passthrough, list(self.passthrough.columns))
             stream["passthrough"] = meta
@@ -210,7 +229,13 @@ class _Stream:
             est = IncrementalSVD.from_state(header["estimator"], arrays)
         if len(schema.released) != est.n_features_in_:
             raise StateError(f"state file '{Path(path).name}' is inconsistent (schema and factors disagree)")
-        return cls(est, schema, method, passthrough)
+        key = None
+        if isinstance(st.get("key"), dict):
+            from ppdm.keys import ReleaseKey
+
+            key = ReleaseKey(int(st["key"]["entropy"]), bool(st["key"].get("known", False)))
+        return cls(est, schema, method, passthrough, key, bool(st.get("keep_ids", key is None)),
+                   int(st.get("batches", 0)))
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -284,9 +309,14 @@ def stream_init(
     drop_other: bool = False,
     force: bool = False,
     sep: str | None = None,
-    seed: int = 0,
+    seed: int | None = None,
+    keep_ids: bool = False,
 ) -> StreamResult:
     """Start a stream: exact rank-K SVD of the first table, its release, and the state file.
+
+    ``seed`` None draws the stream's key from OS entropy (kept in the state). Unless ``keep_ids``, every
+    release of the stream has keyed pseudonyms for ids (the same id, the same pseudonym in every batch) and
+    rows in a random order; the owner aligns them through the state (``align_with_state``).
 
     ``params`` go to :class:`~ppdm.mechanisms.incremental.IncrementalSVD` (``preprocess``,
     ``update_stats``, ``residual_rank``, ``eps_u``, ``eps_v``, ``sparsify`` ...). ``append_only`` keeps
@@ -302,10 +332,14 @@ def stream_init(
                 "init on the first part of the table and absorb the rest with ppdm stream update")
     X = _matrix(df, schema.released, "table")
     nmds = method == "nmds"
-    extra = {"random_state": seed} | ({} if nmds else {"keep_u": not append_only})
+    from ppdm.keys import MECHANISM_STREAM, release_key, warn_known
+
+    key = release_key(seed)
+    warn_known(key)
+    extra = {"random_state": key.seed(MECHANISM_STREAM)} | ({} if nmds else {"keep_u": not append_only})
     est = _estimator(method, rank, dict(params or {}) | extra)
     est.fit(X)
-    stream = _Stream(est, schema, method, None)
+    stream = _Stream(est, schema, method, None, key, keep_ids)
     if not append_only and not nmds:
         stream.passthrough = df[stream.kept_columns].reset_index(drop=True)
     tx = _Transaction()
@@ -315,7 +349,7 @@ def stream_init(
                 rel_df = _nmds_release(schema, df, est.release_)
             else:
                 rel_df = schema.assemble(df, est.reconstruct() if not append_only else est.transform(X))
-            tx.stage(out_path, _write_table_to(rel_df, table_format(out_path)))
+            tx.stage(out_path, _write_table_to(stream.hide(rel_df, 1), table_format(out_path)))
         with state_lock(state_path):
             tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
             tx.commit()
@@ -335,8 +369,12 @@ def stream_update(
     wait: float = 0.0,
     backend: str = "numpy",
     scheduler: str | None = None,
+    keep_ids: bool | None = None,
 ) -> StreamResult:
     """Absorb new rows; write the append release (``output``), the refresh release (``refresh_all``), or both.
+
+    The releases follow the layout chosen at init (pseudonymous and shuffled, or linkable); ``keep_ids=True``
+    asks for the linkable layout for this update's releases.
 
     ``backend='dask'`` reads the batch partition by partition (Parquet files, a directory or a glob, or a
     large CSV) and writes the new rows' release as a directory of Parquet files; see
@@ -351,7 +389,7 @@ def stream_update(
         from ppdm.backends._stream import stream_update as run
 
         return run(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep,  # type: ignore
-                   wait=wait, scheduler=scheduler)
+                   wait=wait, scheduler=scheduler, keep_ids=keep_ids)
     t0 = time.perf_counter()
     inputs = [state] + ([batch] if isinstance(batch, (str, os.PathLike)) else [])
     out_path, all_path = _outputs([(output, "output"), (refresh_all, "refresh output")], inputs, force)
@@ -382,9 +420,9 @@ def stream_update(
             if out_path is not None:
                 rel_df = (_nmds_release(stream.schema, df, new_rel) if stream.method == "nmds"
                           else stream.schema.assemble(df, new_rel))
-                tx.stage(out_path, _write_table_to(rel_df, table_format(out_path)))
+                tx.stage(out_path, _write_table_to(stream.hide(rel_df, 1, keep_ids), table_format(out_path)))
             if all_path is not None:
-                _stage_refresh(tx, stream, all_path)
+                _stage_refresh(tx, stream, all_path, keep_ids)
             tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
             tx.commit()
         finally:
@@ -411,10 +449,11 @@ def _check_new_ids(stream: _Stream, df: pd.DataFrame) -> None:
                              "give only new records")
 
 
-def _stage_refresh(tx: _Transaction, stream: _Stream, path: Path) -> None:
+def _stage_refresh(tx: _Transaction, stream: _Stream, path: Path, keep_ids: bool | None = None) -> None:
     assert stream.passthrough is not None
     rel = stream.est.reconstruct()
-    tx.stage(path, _write_table_to(stream.schema.assemble(stream.passthrough, rel), table_format(path)))
+    frame = stream.hide(stream.schema.assemble(stream.passthrough, rel), 2, keep_ids)
+    tx.stage(path, _write_table_to(frame, table_format(path)))
 
 
 def stream_add_columns(

@@ -52,7 +52,8 @@ def test_update_matches_in_memory(tmp_path: Path, init: dict, append_only: bool)
     first, batch, later = df.iloc[:600], df.iloc[600:1200], df.iloc[1200:]
     (tmp_path / "mem").mkdir()
     (tmp_path / "dsk").mkdir()
-    stream_init(first, state=tmp_path / "mem" / "s.state", id="pid", label="y", append_only=append_only, **init)
+    stream_init(first, state=tmp_path / "mem" / "s.state", id="pid", label="y", append_only=append_only,
+                keep_ids=True, **init)
     shutil.copy(tmp_path / "mem" / "s.state", tmp_path / "dsk" / "s.state")
     src = _parquet_parts(batch, tmp_path / "batch")
     stream_update(tmp_path / "mem" / "s.state", batch, output=tmp_path / "mem" / "new.csv")
@@ -90,8 +91,8 @@ def test_cli_update_on_a_local_cluster(tmp_path: Path, client: object, capsys: p
             main([str(a) for a in args])
         return int(e.value.code or 0)
 
-    assert run("stream", "init", first, "--state", state, "--rank", "2", "--append-only", "--id", "pid",
-               "--label", "y") == 0
+    assert run("stream", "init", first, "--state", state, "--rank", "2", "--append-only", "--keep-ids", "--id",
+               "pid", "--label", "y") == 0
     before = state.read_bytes()
     assert run("stream", "update", state, src / "*.parquet", "-o", out, "--backend", "dask", "--json") == 0
     assert '"n_new_rows": 500' in capsys.readouterr().out
@@ -109,7 +110,8 @@ def test_repeated_ids_in_a_partitioned_batch_are_refused(tmp_path: Path) -> None
     from ppdm.exceptions import InputError
 
     df = make_table(n=700).drop(columns=["site"])
-    stream_init(df.iloc[:300], state=tmp_path / "s.state", rank=2, id="pid", label="y", append_only=True)
+    stream_init(df.iloc[:300], state=tmp_path / "s.state", rank=2, id="pid", label="y", append_only=True,
+                keep_ids=True)
     batch = pd.concat([df.iloc[300:500], df.iloc[450:460]])
     src = _parquet_parts(batch, tmp_path / "batch", k=2)
     before = (tmp_path / "s.state").read_bytes()
@@ -123,7 +125,7 @@ def test_ids_already_absorbed_are_refused(tmp_path: Path) -> None:
     from ppdm.exceptions import InputError
 
     df = make_table(n=700).drop(columns=["site"])
-    stream_init(df.iloc[:300], state=tmp_path / "s.state", rank=2, id="pid", label="y")
+    stream_init(df.iloc[:300], state=tmp_path / "s.state", rank=2, id="pid", label="y", keep_ids=True)
     src = _parquet_parts(df.iloc[290:500], tmp_path / "batch", k=2)  # ten rows were absorbed already
     before = (tmp_path / "s.state").read_bytes()
     with pytest.raises(InputError, match="already absorbed"):

@@ -44,7 +44,8 @@ def _rank_k(A: np.ndarray, k: int) -> np.ndarray:
 def test_init_update_refresh_status(cli, tmp_path: Path) -> None:
     df, hist, b1, b2 = _tables(tmp_path)
     st, rel = tmp_path / "r.state", tmp_path / "r.csv"
-    code, _, err = cli("stream", "init", hist, "--rank", 3, "--id", "pid", "--label", "grp", "--state", st, "-o", rel)
+    code, _, err = cli("stream", "init", "--keep-ids", hist, "--rank", 3, "--id", "pid", "--label", "grp",
+                       "--state", st, "-o", rel)
     assert code == 0, err
     assert stat.S_IMODE(os.stat(st).st_mode) == 0o600
     R0 = pd.read_csv(rel)
@@ -75,7 +76,8 @@ def test_init_update_refresh_status(cli, tmp_path: Path) -> None:
 def test_add_columns(cli, tmp_path: Path) -> None:
     df, hist, _, _ = _tables(tmp_path)
     st = tmp_path / "r.state"
-    assert cli("stream", "init", hist, "--rank", 3, "--id", "pid", "--label", "grp", "--state", st)[0] == 0
+    assert cli("stream", "init", "--keep-ids", hist, "--rank", 3, "--id", "pid", "--label", "grp",
+               "--state", st)[0] == 0
     rng = np.random.default_rng(5)
     extra = pd.DataFrame({"pid": df["pid"][:200], "y1": rng.normal(size=200), "y2": _num(df)[:200, 0] * 2})
     extra.to_csv(tmp_path / "extra.csv", index=False)
@@ -101,7 +103,8 @@ def test_add_columns(cli, tmp_path: Path) -> None:
 def test_bad_batches_change_nothing(cli, tmp_path: Path, case: str) -> None:
     df, hist, b1, _ = _tables(tmp_path)
     st = tmp_path / "r.state"
-    assert cli("stream", "init", hist, "--rank", 2, "--id", "pid", "--label", "grp", "--state", st)[0] == 0
+    assert cli("stream", "init", "--keep-ids", hist, "--rank", 2, "--id", "pid", "--label", "grp",
+               "--state", st)[0] == 0
     bad = pd.read_csv(b1)
     if case == "missing":
         bad = bad.drop(columns="x3")
@@ -127,7 +130,7 @@ def test_bad_batches_change_nothing(cli, tmp_path: Path, case: str) -> None:
 def test_state_damage_and_wrong_kind(cli, tmp_path: Path) -> None:
     _, hist, b1, _ = _tables(tmp_path)
     st = tmp_path / "r.state"
-    assert cli("stream", "init", hist, "--rank", 2, "--state", st)[0] == 0
+    assert cli("stream", "init", "--keep-ids", hist, "--rank", 2, "--state", st)[0] == 0
     raw = st.read_bytes()
     (tmp_path / "trunc.state").write_bytes(raw[: len(raw) // 2])
     msg = one_line_error(*cli("stream", "update", tmp_path / "trunc.state", b1, "-o", tmp_path / "o.csv"))
@@ -147,7 +150,7 @@ def test_state_damage_and_wrong_kind(cli, tmp_path: Path) -> None:
 def test_append_only_state(cli, tmp_path: Path) -> None:
     _, hist, b1, _ = _tables(tmp_path)
     st = tmp_path / "r.state"
-    assert cli("stream", "init", hist, "--rank", 2, "--state", st, "--append-only")[0] == 0
+    assert cli("stream", "init", "--keep-ids", hist, "--rank", 2, "--state", st, "--append-only")[0] == 0
     size = st.stat().st_size
     msg = one_line_error(*cli("stream", "update", st, b1, "--refresh-all", tmp_path / "a.csv"))
     assert "append-only" in msg
@@ -158,7 +161,7 @@ def test_append_only_state(cli, tmp_path: Path) -> None:
 def test_concurrent_update_fails_cleanly(cli, tmp_path: Path) -> None:
     _, hist, b1, _ = _tables(tmp_path)
     st = tmp_path / "r.state"
-    assert cli("stream", "init", hist, "--rank", 2, "--state", st)[0] == 0
+    assert cli("stream", "init", "--keep-ids", hist, "--rank", 2, "--state", st)[0] == 0
     before = st.read_bytes()
     holder = subprocess.Popen([sys.executable, "-c", (
         "import sys, time; from ppdm.streaming import state_lock\n"
@@ -187,7 +190,8 @@ def test_sigkill_mid_update_leaves_state_usable(tmp_path: Path) -> None:
     big.iloc[:50].to_csv(tmp_path / "small.csv", index=False)
     st, first = tmp_path / "r.state", tmp_path / "first.csv"
     ppdm = [sys.executable, "-m", "ppdm"]
-    r = subprocess.run(ppdm + ["stream", "init", str(tmp_path / "h.csv"), "--rank", "4", "--state", str(st),
+    r = subprocess.run(ppdm + ["stream", "init", "--keep-ids", str(tmp_path / "h.csv"), "--rank", "4", "--state",
+                               str(st),
                                "-o", str(first)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     state_before, first_before = st.read_bytes(), first.read_bytes()

@@ -26,7 +26,7 @@ def _write(tmp_path: Path, n: int = 100, seed: int = 0) -> tuple[pd.DataFrame, P
 
 
 def _init(cli, first: Path, st: Path, rel: Path, landmarks: int, seed: int = 0) -> None:
-    code, _, err = cli("stream", "init", first, "--method", "nmds", "--dims", 2, "--landmarks", landmarks,
+    code, _, err = cli("stream", "init", "--keep-ids", first, "--method", "nmds", "--dims", 2, "--landmarks", landmarks,
                        "--id", "pid", "--state", st, "-o", rel, "--seed", seed)
     assert code == 0, err
 

@@ -62,7 +62,7 @@ def tables(draw) -> tuple[bytes, str]:  # type: ignore[no-untyped-def]
             cols[j] = draw(st.lists(_CELLS, min_size=n_rows, max_size=n_rows))
     sep = draw(st.sampled_from([",", ";", "\t", "|"]))
     buf = io.StringIO()
-    pd.DataFrame({k: v for k, v in cols.items()}).set_axis(names, axis=1).to_csv(buf, index=False, sep=sep)
+    pd.DataFrame(cols).set_axis(names, axis=1).to_csv(buf, index=False, sep=sep)
     text = buf.getvalue()
     encoding = draw(st.sampled_from(["utf-8", "utf-8-sig", "latin-1"]))
     return text.encode(encoding, errors="replace"), sep

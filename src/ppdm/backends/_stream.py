@@ -102,8 +102,12 @@ def _absorb(est: Any, st: ColumnStats) -> None:
 
 def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], *, output: Any = None,
                   refresh_all: Any = None, force: bool = False, sep: str | None = None, wait: float = 0.0,
-                  scheduler: str | None = None) -> Any:
-    """Absorb a (partitioned) batch into a stream state; release its rows to ``output`` (Parquet directory)."""
+                  scheduler: str | None = None, keep_ids: bool | None = None) -> Any:
+    """Absorb a (partitioned) batch into a stream state; release its rows to ``output`` (Parquet directory).
+
+    The partitioned path writes the linkable layout only: a stream whose releases are pseudonymous is
+    refused unless ``keep_ids`` asks for that layout.
+    """
     from ppdm.streaming import StreamResult, _Stream, _summary, _Transaction, state_lock
 
     t0 = time.perf_counter()
@@ -118,6 +122,10 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
         raise ParameterError("the release and the state file must be different paths")
     with state_lock(state_path, wait=wait):
         stream = _Stream.load(state_path)
+        if stream.key is not None and not stream.keep_ids and not keep_ids:
+            raise ParameterError("this stream publishes pseudonymous, shuffled releases, which the dask update does "
+                                 "not write yet; update with --backend numpy, or pass --keep-ids for a linkable "
+                                 "release")
         est, schema = stream.est, stream.schema
         if est.residual_rank is not None:
             raise ParameterError("a state with --residual-rank sketches each batch's residual in memory; update it "

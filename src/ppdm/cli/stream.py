@@ -9,7 +9,18 @@ from typing import Annotated, Any
 
 import typer
 
-from ppdm.cli.options import ColumnsOpt, DropOpt, DropOtherOpt, ForceOpt, IdOpt, LabelOpt, SeedOpt, SepOpt, split_list
+from ppdm.cli.options import (
+    ColumnsOpt,
+    DropOpt,
+    DropOtherOpt,
+    ForceOpt,
+    IdOpt,
+    KeepIdsOpt,
+    KeySeedOpt,
+    LabelOpt,
+    SepOpt,
+    split_list,
+)
 
 StatePath = Annotated[Path, typer.Argument(help="The stream's state file (secret; owner-only).")]
 RefreshOpt = Annotated[
@@ -79,7 +90,8 @@ def register(app: typer.Typer) -> None:
         columns: ColumnsOpt = None,
         drop: DropOpt = None,
         drop_other: DropOtherOpt = False,
-        seed: SeedOpt = 0,
+        seed: KeySeedOpt = None,
+        keep_ids: KeepIdsOpt = False,
         force: ForceOpt = False,
         sep: SepOpt = None,
         as_json: JsonOpt = False,
@@ -96,7 +108,8 @@ def register(app: typer.Typer) -> None:
                 params[k] = v
         res = stream_init(input, state=state, output=output, method=method, rank=rank, params=params,
                           append_only=append_only, id=id, label=label, columns=split_list(columns),
-                          drop=split_list(drop) or (), drop_other=drop_other, force=force, sep=sep, seed=seed)
+                          drop=split_list(drop) or (), drop_other=drop_other, force=force, sep=sep, seed=seed,
+                          keep_ids=keep_ids)
         s = res.summary
         _print(s, as_json, [f"stream started: {_counts(s)} ({s['seconds']:.2f} s)",
                             f"state -> {state} (secret; keep it private)"]
@@ -118,6 +131,9 @@ def register(app: typer.Typer) -> None:
         )] = "numpy",
         scheduler: Annotated[str | None, typer.Option(
             help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
+        keep_ids: Annotated[bool, typer.Option(
+            "--keep-ids", help="Write this update's releases in the linkable layout (original ids and order), "
+            "whatever the stream's layout.")] = False,
     ) -> None:
         """Absorb new rows; release them (-o), the whole table (--refresh-all), or both."""
         from ppdm.exceptions import ParameterError
@@ -126,7 +142,7 @@ def register(app: typer.Typer) -> None:
         if output is None and refresh_all is None:
             raise ParameterError("give -o FILE (new rows), --refresh-all FILE (whole table), or both")
         res = stream_update(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep, wait=wait,
-                            backend=backend, scheduler=scheduler)
+                            backend=backend, scheduler=scheduler, keep_ids=True if keep_ids else None)
         s = res.summary
         _print(s, as_json, [f"absorbed {s['n_new_rows']} rows: {_counts(s)} ({s['seconds']:.2f} s)"]
                + [f"wrote {p}" for p in res.written[:-1]])
