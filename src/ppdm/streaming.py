@@ -435,16 +435,27 @@ def _nmds_release(schema: Schema, df: pd.DataFrame, Y: np.ndarray) -> pd.DataFra
     return schema.assemble_new(df, Y, [f"d{k + 1}" for k in range(Y.shape[1])])
 
 
+def _id_values(s: pd.Series) -> pd.Series:
+    """Ids compared by value: numbers as numbers (3 and 3.0 are one id), anything else as text."""
+    num = pd.to_numeric(s, errors="coerce")
+    if num.notna().all():
+        return num.astype(np.float64)
+    return s.astype(str)
+
+
 def _check_new_ids(stream: _Stream, df: pd.DataFrame) -> None:
     """Refuse a batch whose ids repeat within it or repeat rows already absorbed (when ids are tracked)."""
     key = stream.schema.id
     if key is None or key not in df.columns:
         return
-    new = df[key].astype(str)
+    new = _id_values(df[key])
     if new.duplicated().any():
         raise InputError(f"the new batch repeats ids in column '{key}'; give each new record once")
     if stream.passthrough is not None and key in stream.passthrough.columns:
-        if new.isin(set(stream.passthrough[key].astype(str))).any():
+        old = _id_values(stream.passthrough[key])
+        if new.dtype != old.dtype:  # numbers against text: compare as text
+            new, old = new.astype(str), old.astype(str)
+        if new.isin(set(old)).any():
             raise InputError(f"the new batch holds ids (column '{key}') of rows already absorbed; "
                              "give only new records")
 

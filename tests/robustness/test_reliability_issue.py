@@ -274,3 +274,12 @@ def test_formula_cells_are_reported_and_escaped_on_request(cli, data: Path, tmp_
     code, out, err = cli("release", src, "--id", "rid", "--label", "cls", *RELAXED, "-o", tmp_path / "r")
     rec = json.loads((tmp_path / "r" / "release.json").read_text())
     assert code == 0 and rec["formula_cells"] == {"columns": {"note": 40}, "escaped": False}
+
+
+def test_stream_ids_compare_by_value(cli, tmp_path: Path) -> None:
+    first, batch = tmp_path / "h.csv", tmp_path / "n.csv"
+    first.write_text("id,a,b\n1,1,2\n2,3,1\n3,5,7\n4,2,2\n")
+    batch.write_text("id,a,b\n3.0,1,1\n")
+    assert cli("stream", "init", first, "--rank", 1, "--id", "id", "--state", tmp_path / "s.state")[0] == 0
+    line = one_line_error(*cli("stream", "update", tmp_path / "s.state", batch, "-o", tmp_path / "o.csv"))
+    assert "already absorbed" in line
