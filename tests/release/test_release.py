@@ -107,3 +107,16 @@ def test_refuses_previous_release_without_force(cli, wdbc_csv: Path, tmp_path: P
                        "--cache-dir", tmp_path / "c")
     assert code == 0, err
     assert (out / "release.csv").read_text() != "old"
+
+
+def test_cache_follows_the_label_not_only_the_numbers(cli, wdbc_csv: Path, small_config: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert cli("release", wdbc_csv, "--label", "class", "--config", small_config, "-o", tmp_path / "a",
+               "--cache-dir", cache)[0] == 0
+    one = tmp_path / "one.csv"
+    pd.read_csv(wdbc_csv).assign(**{"class": "B"}).to_csv(one, index=False)  # same numbers, another label
+    code, _, err = cli("release", one, "--label", "class", "--config", small_config, "-o", tmp_path / "b",
+                       "--cache-dir", cache)
+    assert code == 0, err
+    rec = json.loads((tmp_path / "b" / "release.json").read_text())
+    assert not any(c["cached"] for c in rec["candidates"]) and "utility_note" in rec

@@ -198,6 +198,8 @@ def _release(
     shown = [c for c in (*schema.passthrough, *([schema.label] if schema.label else [])) if c in df.columns]
     categories = df[shown].astype(str).to_numpy() if shown else np.zeros((len(df), 0), dtype=object)
     cache = _Cache(_cache_dir(cache_dir) if use_cache else None)
+    # the scores depend on the label's values and on every column shown beside the release, not only on X
+    side = hashlib.sha256(json.dumps([None if y is None else list(map(str, y)), categories.tolist()]).encode())
     jobs = []
     for mg in cfg.methods:
         registry.get(mg.method)
@@ -208,8 +210,8 @@ def _release(
                 continue
             # a secret key is not part of the cache key: a cached score measured an equivalent draw
             payload = {"fp": fp, "method": mg.method, "params": params, "seed": cfg.seed, "pre": cfg.preprocess,
-                       "threat": cfg.threat, "label": label, "shown": shown, "v": SCORING_VERSION,
-                       "ppdm": __version__}
+                       "threat": cfg.threat, "label": label, "shown": shown, "side": side.hexdigest(),
+                       "objective": cfg.policy.objective, "v": SCORING_VERSION, "ppdm": __version__}
             jobs.append((cache.key(payload), mg.method, params))
     if not jobs:
         raise ParameterError("no candidate fits a table this small; give --methods noise,rotation or a --config grid")

@@ -22,7 +22,7 @@ def _reid(c: dict[str, Any]) -> float:
 
 
 def _utility(c: dict[str, Any], objective: str) -> float:
-    return float("-inf") if "failed" in c else float(c["utility"][objective])
+    return float("-inf") if "failed" in c else float(c["utility"].get(objective, float("-inf")))
 
 
 def pareto_front(cands: list[dict[str, Any]], objective: str) -> list[int]:
@@ -88,16 +88,16 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
             f"re-identification {c['risk']['reidentification']:.1%} and {c['risk']['within_5pct']:.1%} of values "
             "within 5 %; relax policy.max_reidentification / max_within_5pct or add stronger mechanisms"
         )
-    best = max(feasible, key=lambda i: (cands[i]["utility"][obj], -risk_score(cands[i]), -cands[i]["value"]["re"]))
+    best = max(feasible, key=lambda i: (_utility(cands[i], obj), -risk_score(cands[i]), -cands[i]["value"]["re"]))
     for i in range(len(cands)):
         if "failed" in cands[i]:
             continue
         if i == best:
-            reasons[i] = (f"chosen: highest {obj} ({cands[i]['utility'][obj]:.2f}) among {len(feasible)} "
+            reasons[i] = (f"chosen: highest {obj} ({_utility(cands[i], obj):.2f}) among {len(feasible)} "
                           "that meet the policy")
         elif not reasons[i]:
-            reasons[i] = (f"meets the policy but lower {obj} ({cands[i]['utility'][obj]:.2f} vs "
-                          f"{cands[best]['utility'][obj]:.2f})")
+            reasons[i] = (f"meets the policy but lower {obj} ({_utility(cands[i], obj):.2f} vs "
+                          f"{_utility(cands[best], obj):.2f})")
         else:
             reasons[i] = "violates the policy: " + reasons[i]
     return best, reasons

@@ -42,6 +42,13 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     if key.get("seed_known"):
         lines.append("WARNING: the release was made with a known seed: anyone who knows or guesses it can regenerate "
                      "the random draws and undo the release.")
+    chosen = next((c for c in record.get("candidates", []) if c.get("chosen")), None)
+    link = next((a for a in (chosen or {}).get("attacks", []) if a.get("attack") == "linkage"), None)
+    det = (link or {}).get("details", {})
+    if "unique_share" in det:
+        lines.append(f"The columns that reach the release unchanged (the label and passed-through columns) single out "
+                     f"{det['unique_share']:.1%} of the records; the smallest group sharing their values has "
+                     f"{det['k_anonymity']} record(s) (k-anonymity).")
     if record.get("formula_cells"):
         f = record["formula_cells"]
         cols = ", ".join(f"'{k}' ({v})" for k, v in f["columns"].items())
