@@ -303,11 +303,17 @@ def perturb(
         for attr in ("stress_", "linear_leak_"):
             if hasattr(mech, attr):
                 summary[attr.rstrip("_")] = getattr(mech, attr)
-        # the release first, the state (the key to it) last: a run that fails leaves the earlier pair as it was
+        # both written in full before either replaces its predecessor, the state (the key) last: a run that
+        # fails leaves the earlier release and its state as they were
+        from ppdm.data.io import publish_together, table_format
+
+        writes: list[tuple[Path, Any]] = []
         if out_path is not None:
-            write_table(out_df, out_path)
+            writes.append((out_path, lambda p: write_table(out_df, p, fmt=table_format(out_path))))
         if state_path is not None:
-            save_release_state(state_path, mech, scaler, schema, method=method, key=key, identity=identity)
+            writes.append((state_path, lambda p: save_release_state(p, mech, scaler, schema, method=method, key=key,
+                                                                     identity=identity)))
+        publish_together(writes)
         return PerturbResult(out_df, mech, scaler, schema, summary, out_path, state_path)
 
 

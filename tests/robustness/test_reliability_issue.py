@@ -283,3 +283,21 @@ def test_stream_ids_compare_by_value(cli, tmp_path: Path) -> None:
     assert cli("stream", "init", first, "--rank", 1, "--id", "id", "--state", tmp_path / "s.state")[0] == 0
     line = one_line_error(*cli("stream", "update", tmp_path / "s.state", batch, "-o", tmp_path / "o.csv"))
     assert "already absorbed" in line
+
+
+def test_a_failed_run_leaves_the_earlier_release_and_state(data: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import ppdm.pipeline as pipeline
+
+    rel, st = tmp_path / "r.csv", tmp_path / "r.state"
+    pipeline.perturb(data, method="noise", output=rel, state=st)
+    before = rel.read_bytes(), st.read_bytes()
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pipeline, "save_release_state", broken)
+    with pytest.raises(OSError):
+        pipeline.perturb(data, method="svd", params={"rank": 1}, output=rel, state=st, force=True)
+    assert (rel.read_bytes(), st.read_bytes()) == before  # the key still matches the release it undoes
+    assert not list(tmp_path.glob(".r.*"))  # no staging file left behind

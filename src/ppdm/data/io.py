@@ -13,7 +13,7 @@ import glob
 import io
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +22,7 @@ import pandas as pd
 from ppdm.exceptions import InputError, OutputError
 
 __all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs",
-           "output_lock", "file_mode", "dir_mode", "current_umask"]
+           "output_lock", "file_mode", "dir_mode", "current_umask", "is_stream", "publish_together"]
 
 _TEXT_FORMATS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 _PARQUET = {".parquet", ".pq"}
@@ -292,6 +292,38 @@ def file_mode(secret: bool = False) -> int:
 def dir_mode() -> int:
     """Mode of a new output directory: the user's umask applied to 0777."""
     return 0o777 & ~current_umask()
+
+
+def is_stream(p: str | os.PathLike[str]) -> bool:
+    """True for a character device or FIFO (written into as a stream, never replaced)."""
+    return _is_stream(Path(p))
+
+
+def publish_together(writes: Sequence[tuple[str | os.PathLike[str], Callable[[Path], None]]]) -> None:
+    """Write several outputs so that they appear together, or not at all.
+
+    Each ``write(path)`` writes one output completely to a hidden staging file beside its target; only when
+    every one is written are they renamed into place, in the given order (put the state last: it is the key
+    to the release beside it). A failure while writing leaves every earlier output as it was. Devices and
+    FIFOs are written into directly.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for target, write in writes:
+            real = Path(os.path.realpath(target))
+            if _is_stream(real):
+                write(real)
+                continue
+            stage = real.parent / f".{real.name}.{os.getpid()}.stage"
+            staged.append((stage, real))
+            write(stage)
+        for stage, real in staged:
+            os.replace(stage, real)
+        staged = []
+    finally:
+        for stage, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(stage)
 
 
 def _is_stream(p: Path) -> bool:
