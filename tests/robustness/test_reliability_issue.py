@@ -192,26 +192,31 @@ def test_key_material_is_never_echoed(cli, data: Path, tmp_path: Path) -> None:
     assert code == 0 and "987654" not in out + err
 
 
-def test_states_are_sealed_with_the_owners_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _forge(src: Path, dst: Path, edit) -> Path:  # type: ignore[no-untyped-def]
+    """A copy of a state with its header edited and its checksum recomputed, as a forger would."""
     import hashlib
     import zipfile
 
+    with zipfile.ZipFile(src) as z:
+        h = json.loads(z.read("header.json"))
+        members = {n: z.read(n) for n in z.namelist()}
+    edit(h)
+    body = {k: v for k, v in h.items() if k not in ("header_sha256", "seal")}
+    h["header_sha256"] = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    with zipfile.ZipFile(dst, "w") as z:
+        for n, b in members.items():
+            z.writestr(n, json.dumps(h) if n == "header.json" else b)
+    return dst
+
+
+def test_states_are_sealed_with_the_owners_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = tmp_path / "s.state"
     monkeypatch.setenv("PPDM_STATE_KEY", "correct horse battery staple, a long key")
     save_state(p, "release", {"note": "a"}, {"v": np.ones(5)})
     header, arrays = load_state(p)
     assert "seal" in header and np.array_equal(arrays["v"], np.ones(5))
     # an edit with a recomputed checksum passes the checksum but not the seal
-    with zipfile.ZipFile(p) as z:
-        h = json.loads(z.read("header.json"))
-        members = {n: z.read(n) for n in z.namelist()}
-    h["note"] = "b"
-    body = {k: v for k, v in h.items() if k not in ("header_sha256", "seal")}
-    h["header_sha256"] = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-    forged = tmp_path / "forged.state"
-    with zipfile.ZipFile(forged, "w") as z:
-        for n, b in members.items():
-            z.writestr(n, json.dumps(h) if n == "header.json" else b)
+    forged = _forge(p, tmp_path / "forged.state", lambda h: h.update(note="b"))
     with pytest.raises(StateError, match="seal"):
         load_state(forged)
     monkeypatch.delenv("PPDM_STATE_KEY")
@@ -224,24 +229,12 @@ def test_states_are_sealed_with_the_owners_key(tmp_path: Path, monkeypatch: pyte
 
 
 def test_shared_states_warn_and_inflated_shapes_are_refused(tmp_path: Path) -> None:
-    import hashlib
-    import zipfile
-
     p = tmp_path / "s.state"
     save_state(p, "release", {}, {"v": np.ones(5)})
     os.chmod(p, 0o644)
     with pytest.warns(UserWarning, match="readable by others"):
         load_state(p)
-    with zipfile.ZipFile(p) as z:
-        h = json.loads(z.read("header.json"))
-        members = {n: z.read(n) for n in z.namelist()}
-    h["arrays"]["v"]["shape"] = [10**12]
-    body = {k: v for k, v in h.items() if k not in ("header_sha256", "seal")}
-    h["header_sha256"] = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-    big = tmp_path / "big.state"
-    with zipfile.ZipFile(big, "w") as z:
-        for n, b in members.items():
-            z.writestr(n, json.dumps(h) if n == "header.json" else b)
+    big = _forge(p, tmp_path / "big.state", lambda h: h["arrays"]["v"].update(shape=[10**12]))
     os.chmod(big, 0o600)
     with pytest.raises(StateError, match="claims"):
         load_state(big)
