@@ -83,9 +83,15 @@ def test_bad_files_newer_commands(cli, tmp_path: Path, stream_state: Path, name:
 
 
 def _tampered(src: Path, dst: Path) -> None:
+    """One byte flipped inside the header's data (a zip's local-header fields are not content: a flip there is
+    no damage to the state, so the byte is chosen inside a member)."""
+    import zipfile
+
     data = bytearray(src.read_bytes())
-    i = len(data) // 2
-    data[i] ^= 0xFF
+    with zipfile.ZipFile(src) as z:
+        info = z.getinfo("header.json")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start + info.compress_size // 2] ^= 0x01
     dst.write_bytes(bytes(data))
 
 

@@ -267,8 +267,6 @@ def check_output_path(
                 raise OutputError(f"{what} '{p.name}' is the input file; choose another output path")
     if p.exists() and not force and not _is_stream(p):
         raise OutputError(f"{what} '{p.name}' already exists; pass --force to overwrite it or choose another path")
-    if p.is_dir():
-        raise OutputError(f"{what} '{p.name}' is a directory; give a file path")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise OutputError(f"directory of {what} '{p}' does not exist; create it first")
