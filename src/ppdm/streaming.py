@@ -437,7 +437,9 @@ def _nmds_release(schema: Schema, df: pd.DataFrame, Y: np.ndarray) -> pd.DataFra
 
 def _id_values(s: pd.Series) -> pd.Series:
     """Ids compared by value: numbers as numbers (3 and 3.0 are one id), anything else as text."""
-    num = pd.to_numeric(s, errors="coerce")
+    from ppdm.data.schema import parse_numbers
+
+    num = s.astype(np.float64) if pd.api.types.is_numeric_dtype(s) else parse_numbers(s)
     if num.notna().all():
         return num.astype(np.float64)
     return s.astype(str)

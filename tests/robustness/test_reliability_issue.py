@@ -294,3 +294,26 @@ def test_a_failed_run_leaves_the_earlier_release_and_state(data: Path, tmp_path:
         pipeline.perturb(data, method="svd", params={"rank": 1}, output=rel, state=st, force=True)
     assert (rel.read_bytes(), st.read_bytes()) == before  # the key still matches the release it undoes
     assert not list(tmp_path.glob(".r.*"))  # no staging file left behind
+
+
+def test_hex_like_pseudonyms_are_safe_text(tmp_path: Path) -> None:
+    """Pseudonyms such as 8e9806212f3cf443 once crashed the interpreter in pandas' number parsing; the strict
+    parser reads them as text, and a release of a table with an id column works every time."""
+    import subprocess
+    import sys
+
+    from ppdm.data.formulas import formula_cells
+    from ppdm.data.schema import parse_numbers
+
+    tokens = pd.Series([f"{i}e{j:012x}af" for i in range(1, 10) for j in range(200)])
+    assert parse_numbers(tokens).isna().all() and formula_cells(pd.DataFrame({"id": tokens})) == {}
+    assert parse_numbers(pd.Series(["1e5", " -2.5 ", "inf", "x", None])).tolist()[:3] == [1e5, -2.5, float("inf")]
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(1500, 5)), columns=list("abcde"))
+    df.insert(0, "rid", np.arange(1, 1501))
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-m", "ppdm", "perturb", str(src), "--method", "svd", "--rank", "2",
+                            "--id", "rid", "-o", str(tmp_path / "o.csv"), "--force"], capture_output=True)
+        assert r.returncode == 0, r.stderr[-300:]

@@ -20,7 +20,9 @@ _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 def _is_formula(s: pd.Series) -> pd.Series:
     text = s.astype(str)
     starts = text.str.startswith(_TRIGGERS) & s.notna()
-    numeric = pd.to_numeric(text, errors="coerce").notna()
+    from ppdm.data.schema import parse_numbers
+
+    numeric = parse_numbers(s).notna()
     return starts & ~numeric
 
 

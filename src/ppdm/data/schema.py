@@ -108,12 +108,29 @@ def _names(cols: Sequence[str], limit: int = 5) -> str:
     return shown + (f" and {len(cols) - limit} more" if len(cols) > limit else "")
 
 
+_NUMBER = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*|\s*[+-]?(?:inf|infinity|nan)\s*"
+
+
+def parse_numbers(s: pd.Series) -> pd.Series:
+    """Text cells that are decimal numbers, as floats (NaN elsewhere).
+
+    A strict pattern first, then ``float``: ``pandas.to_numeric`` on arbitrary text (hex-like tokens such
+    as ``8e9806212f3cf443``) was seen to crash the interpreter, and ids and pseudonyms are such text.
+    """
+    text = s.astype(str)
+    ok = text.str.fullmatch(_NUMBER, case=False) & s.notna()
+    out = pd.Series(np.nan, index=s.index, dtype=np.float64)
+    if ok.any():
+        out[ok] = [float(v) for v in text[ok]]
+    return out
+
+
 def _looks_numeric(s: pd.Series) -> bool:
     """True when an object column holds mostly numbers (so stray text in it is a data error)."""
     vals = s.dropna()
     if len(vals) == 0:
         return False
-    parsed = pd.to_numeric(vals.astype(str).str.strip(), errors="coerce")
+    parsed = parse_numbers(vals)
     return bool(parsed.notna().mean() >= 0.5)
 
 
@@ -179,7 +196,7 @@ def resolve_schema(
             if pd.api.types.is_numeric_dtype(s):
                 released.append(c)
             elif _looks_numeric(s) and not allow_categorical:
-                bad = int(pd.to_numeric(s.dropna().astype(str).str.strip(), errors="coerce").isna().sum())
+                bad = int(parse_numbers(s.dropna()).isna().sum())
                 if bad == 0:  # numbers the reader kept as text (beyond 64-bit integers): numeric after all
                     released.append(c)
                     continue
@@ -206,7 +223,7 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = 
     for c in cols:
         if not pd.api.types.is_numeric_dtype(df[c]):
             # numbers kept as text by the reader (integers beyond 64 bits): numeric when every cell parses
-            conv = pd.to_numeric(df[c].astype(str).str.strip().where(df[c].notna()), errors="coerce")
+            conv = parse_numbers(df[c])
             if conv.notna().sum() != df[c].notna().sum() or conv.notna().sum() == 0:
                 raise InputError(f"{prefix}column '{c}' holds text; fix the values or leave the column out")
             converted[c] = conv.astype(np.float64)
