@@ -148,13 +148,14 @@ def _check_array(z: zipfile.ZipFile, name: str, k: str, meta: dict[str, Any]) ->
 def load_state(path: str | Path, kind: str | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Load and verify a state file; return ``(header, arrays)``."""
     name = Path(path).name
-    _warn_if_shared(Path(path))
     with _open(path) as z:
         header = _header(z, path, kind)
         _check_sizes(z, name, header)
         arrays: dict[str, np.ndarray] = {}
         for k, meta in header["arrays"].items():
             arrays[k] = _check_array(z, name, k, meta)
+    # only a state that is one holds keys worth warning about; a damaged file gets its one error line
+    _warn_if_shared(Path(path))
     return header, arrays
 
 
