@@ -19,15 +19,18 @@ demo: $(STAMP)
 	$(BIN)/ppdm release out/wdbc.csv --id id --label class -o out/release --force
 	@echo "outputs in out/release/: release.csv (publish), release.json (record), report.html, release.state (secret)"
 
-# lint, the documentation site, the installed wheel, then the test suite (its summary line is the last)
+# lint, the declared layers, the documentation site, the installed wheel, then the test suite (its summary
+# line is the last)
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts docs/hooks
+	$(BIN)/lint-imports --no-cache
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d .site
 	$(BIN)/python scripts/smoke_wheel.py
 	$(BIN)/pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts docs/hooks
+	$(BIN)/lint-imports --no-cache
 
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d .site

@@ -123,7 +123,7 @@ def test_csv_input_and_state_file(tmp_path: Path, client: object, cli) -> None:
 def test_scheduler_address(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """--scheduler connects to a running scheduler; an unreachable one is a clean error."""
     distributed = pytest.importorskip("distributed")
-    from ppdm.backends import _dask
+    from ppdm.backends import dask_cluster as _dask
 
     df = make_table(n=500)
     d = _parts(df, tmp_path / "data", 2)

@@ -12,7 +12,8 @@ import pytest
 pytest.importorskip("dask")
 pytest.importorskip("distributed")
 
-from ppdm.streaming import _Stream, stream_init, stream_update  # noqa: E402
+from ppdm.streaming import stream_init, stream_update  # noqa: E402
+from ppdm.streaming.store import Stream  # noqa: E402
 from tests.backends.conftest import make_table  # noqa: E402
 
 pytestmark = pytest.mark.dask
@@ -32,7 +33,7 @@ def _parquet_parts(df: pd.DataFrame, folder: Path, k: int = 3) -> Path:
     return folder
 
 
-def _projector(s: _Stream) -> np.ndarray:
+def _projector(s: Stream) -> np.ndarray:
     V = s.est.components_.T
     return V @ V.T
 
@@ -63,7 +64,7 @@ def test_update_matches_in_memory(tmp_path: Path, init: dict, append_only: bool)
     ref, got = pd.read_csv(tmp_path / "mem" / "new.csv"), pd.read_parquet(tmp_path / "dsk" / "new")
     assert got["pid"].tolist() == ref["pid"].tolist() and got["y"].tolist() == ref["y"].tolist()
     assert _dev(ref, got) < 1e-8
-    a, b = _Stream.load(tmp_path / "mem" / "s.state"), _Stream.load(tmp_path / "dsk" / "s.state")
+    a, b = Stream.load(tmp_path / "mem" / "s.state"), Stream.load(tmp_path / "dsk" / "s.state")
     assert b.est.n_samples_seen_ == 1200 and b.est.n_updates_ == 1
     assert np.allclose(b.est.singular_values_, a.est.singular_values_, rtol=1e-9)
     assert np.abs(_projector(a) - _projector(b)).max() < 1e-9
@@ -74,7 +75,7 @@ def test_update_matches_in_memory(tmp_path: Path, init: dict, append_only: bool)
         outs.append(stream_update(tmp_path / d / "s.state", later, output=tmp_path / d / "later.csv"))
     assert _dev(pd.read_csv(tmp_path / "mem" / "later.csv"), pd.read_csv(tmp_path / "dsk" / "later.csv")) < 1e-8
     if not append_only:
-        assert _Stream.load(tmp_path / "dsk" / "s.state").passthrough["pid"].tolist() == df["pid"].tolist()
+        assert Stream.load(tmp_path / "dsk" / "s.state").passthrough["pid"].tolist() == df["pid"].tolist()
 
 
 def test_cli_update_on_a_local_cluster(tmp_path: Path, client: object, capsys: pytest.CaptureFixture[str]) -> None:

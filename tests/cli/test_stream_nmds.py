@@ -10,7 +10,7 @@ import pytest
 
 from ppdm.mds.landmark import triangulate
 from ppdm.state import load_state
-from ppdm.streaming_nmds import NmdsStream
+from ppdm.streaming.nmds import NmdsStream
 from tests.conftest import one_line_error
 
 

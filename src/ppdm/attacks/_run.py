@@ -449,7 +449,8 @@ def attack_tables(
     """
     from ppdm.data.io import read_table
     from ppdm.data.schema import numeric_matrix
-    from ppdm.pipeline import align_tables, align_with_state, sample_rows
+    from ppdm.flow.artifacts import align_with_state
+    from ppdm.flow.tables import align_tables, sample_rows
     from ppdm.utils.memory import check_dense, rows_that_fit
 
     o = read_table(original, sep=sep)

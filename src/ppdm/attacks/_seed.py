@@ -46,7 +46,7 @@ def seed_search(
     import warnings
 
     from ppdm import registry
-    from ppdm.pipeline import perturb_array
+    from ppdm.flow.arrays import perturb_array
 
     params = {k: v for k, v in params.items() if k != "random_state"}  # the key is what is searched for
     probe = Y[: min(probe_rows, len(Y))]

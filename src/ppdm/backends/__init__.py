@@ -23,11 +23,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from types import ModuleType
-from typing import Any
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["BACKENDS", "check_backend", "dask_available", "load", "perturb"]
+__all__ = ["BACKENDS", "check_backend", "dask_available", "load"]
 
 BACKENDS = ("numpy", "dask")
 
@@ -55,12 +54,3 @@ def load(name: str) -> ModuleType:
         raise ImportError(
             f"backend='dask' needs dask and distributed ({e}); install them with: pip install 'ppdm[dask]'"
         ) from None
-
-
-def perturb(source: Any, *, backend: str = "dask", **kwargs: Any) -> Any:
-    """Run :func:`ppdm.pipeline.perturb` on a backend (``scheduler=`` and ``npartitions=`` for dask)."""
-    if check_backend(backend) == "numpy":
-        from ppdm.pipeline import perturb as run
-
-        return run(source, **kwargs)
-    return load(backend).perturb(source, **kwargs)

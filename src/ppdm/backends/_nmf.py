@@ -28,13 +28,13 @@ import numpy as np
 from ppdm.backends._blockwise import Hidden
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.mechanisms.nmf_solvers import (
-    _als_step,
-    _mu_step,
-    _projgrad_sq,
-    _subproblem,
+    als_step,
     hals_stop,
     hals_sweep,
     hoyer_sparseness,
+    mu_step,
+    projgrad_sq,
+    subproblem,
 )
 
 __all__ = ["DASK_SOLVERS", "fit_nmf"]
@@ -75,7 +75,7 @@ def _start(Z: np.ndarray, start: int, K: int, seed: Hidden, basis: Hidden, l1: f
     Ht = np.ascontiguousarray(np.random.Generator(bg).uniform(size=(len(A), K)).T)
     W, Gw = basis.value
     grad = Gw @ Ht - (W @ A.T - l1)
-    small = (float(np.einsum("ij,ij->", A, A)), Ht @ Ht.T, Ht @ A, _projgrad_sq(grad, Ht),
+    small = (float(np.einsum("ij,ij->", A, A)), Ht @ Ht.T, Ht @ A, projgrad_sq(grad, Ht),
              float(np.sum(grad**2)))
     return {"A": A, "Ht": Ht}, small
 
@@ -88,8 +88,8 @@ def _h_update(st: dict[str, np.ndarray], basis: Hidden, solver: str, check: bool
     if scale is not None:  # the previous W normalisation moved its scale into H
         Ht = Ht * scale[:, None]
     Rw = W @ A.T - l1
-    pg_h = _projgrad_sq(Gw @ Ht - Rw, Ht) if check else 0.0
-    Ht = _mu_step(Ht, Gw, Rw) if solver == "mu" else _als_step(Gw, Rw)
+    pg_h = projgrad_sq(Gw @ Ht - Rw, Ht) if check else 0.0
+    Ht = mu_step(Ht, Gw, Rw) if solver == "mu" else als_step(Gw, Rw)
     return {"A": A, "Ht": Ht}, (pg_h, Ht @ Ht.T, Ht @ A)
 
 
@@ -98,7 +98,7 @@ def _hals_first(st: dict[str, np.ndarray], basis: Hidden, check: bool,
     W, Gw = basis.value
     A, Ht = st["A"], st["Ht"].copy()
     Rw = W @ A.T - l1
-    pg_h = _projgrad_sq(Gw @ Ht - Rw, Ht) if check else 0.0
+    pg_h = projgrad_sq(Gw @ Ht - Rw, Ht) if check else 0.0
     return {"A": A, "Ht": Ht, "R": Rw}, (pg_h, hals_sweep(Ht, Gw, Rw))
 
 
@@ -193,7 +193,7 @@ def fit_nmf(mech: Any, run: Runner, Z: list[Any], starts: list[int], n: int, m: 
     G0, raw = _sum(small, 1), _sum(small, 2)
     Gh, Rh = G0 + eye, raw - l1
     initial_objective = _objective(a2, G0, raw, W)
-    grad_sq = _projgrad_sq(Gh @ W - Rh, W) + sum(s_[3] for s_ in small)
+    grad_sq = projgrad_sq(Gh @ W - Rh, W) + sum(s_[3] for s_ in small)
     init_full = float(np.sqrt(np.sum((Gh @ W - Rh) ** 2) + sum(s_[4] for s_ in small)))
     init_grad = init_full if init_full > 0 else 1.0
     tol_w = max(0.001, tol) * init_grad
@@ -225,8 +225,8 @@ def fit_nmf(mech: Any, run: Runner, Z: list[Any], starts: list[int], n: int, m: 
             scale = None
         G0, raw = _sum(small, 1), _sum(small, 2)
         Gh, Rh = G0 + eye, raw - l1
-        pg_w = _projgrad_sq(Gh @ W - Rh, W) if check else 0.0
-        W, tol_w = _subproblem(solver, W, Gh, Rh, tol_w, _INNER_SWEEPS)
+        pg_w = projgrad_sq(Gh @ W - Rh, W) if check else 0.0
+        W, tol_w = subproblem(solver, W, Gh, Rh, tol_w, _INNER_SWEEPS)
         if solver == "mu":
             s = W.sum(axis=1)
             s[s == 0] = 1.0

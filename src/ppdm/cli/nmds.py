@@ -30,7 +30,7 @@ def mds_dims(
     as_json: Annotated[bool, typer.Option("--json", help="Print the sweep as JSON.")] = False,
 ) -> None:
     """NMDS stress for p = 1 .. n_features - 1 with Kruskal's quality labels, the elbow, and a plot."""
-    from ppdm.mds.api import dims_sweep
+    from ppdm.pipeline import dims_sweep
 
     res = dims_sweep(input, dissimilarity=dissimilarity, max_dims=max_dims, max_rows=max_rows, plot=plot,
                      id=id, label=label, drop=split_list(drop) or (), seed=seed, force=force, sep=sep)

@@ -70,7 +70,8 @@ def register(app: typer.Typer) -> None:
         dissimilarity: Annotated[str | None, typer.Option(
             "--dissimilarity", help="Dissimilarity of the z-scored rows (nmds; default euclidean).")] = None,
         preprocess: Annotated[str, typer.Option(
-            help="Scaling before the factorisation: none (paper), zscore, range, minshift, nonneg.")] = "none",
+            help="Scaling before the factorisation: none, zscore, range, minshift, nonneg. The default is none, "
+            "as the paper's incremental SVD (perturb and release default to zscore).")] = "none",
         update_stats: Annotated[bool, typer.Option(
             "--update-stats", help="Re-estimate the scaling statistics after every batch (default: fixed).")] = False,
         append_only: Annotated[bool, typer.Option(

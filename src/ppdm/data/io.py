@@ -76,7 +76,7 @@ def read_table(
     pandas.DataFrame
     """
     if isinstance(source, pd.DataFrame):
-        _check_columns(list(map(str, source.columns)), "DataFrame")
+        check_columns(list(map(str, source.columns)), "DataFrame")
         df = source.copy()
         df.columns = [str(c) for c in df.columns]
         return _check_rows(df, "DataFrame")
@@ -175,7 +175,7 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
                 kind = "tab" if other == "\t" else f"'{other}'"
                 flag = "\\t" if other == "\t" else other
                 raise InputError(f"'{name}' looks {kind}-separated, not comma-separated; pass --sep '{flag}'")
-    _check_columns([h.strip() for h in header], name)
+    check_columns([h.strip() for h in header], name)
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, float_precision="round_trip")
     except (pd.errors.ParserError, csv.Error) as e:
@@ -187,7 +187,7 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
     return _check_rows(df, name)
 
 
-def _check_columns(cols: list[str], name: str) -> None:
+def check_columns(cols: list[str], name: str) -> None:
     seen: set[str] = set()
     for c in cols:
         if c == "" or c.lower().startswith("unnamed:"):

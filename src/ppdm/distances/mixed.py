@@ -45,7 +45,7 @@ class MixedTable:
         return MixedTable(self.num[a:b], self.cat[a:b], self.num_names, self.cat_names)
 
 
-def _ranges(num: np.ndarray) -> np.ndarray:
+def column_ranges(num: np.ndarray) -> np.ndarray:
     if num.shape[1] == 0:
         return np.ones(0)
     with np.errstate(all="ignore"):

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ppdm.distances.binary import BINARY, binary_block
-from ppdm.distances.mixed import MixedTable, _ranges, gower_block, huang_block
+from ppdm.distances.mixed import MixedTable, column_ranges, gower_block, huang_block
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.utils.validation import check_memory
 
@@ -40,7 +40,7 @@ class _Prepared:
         if metric in MIXED:
             self.data = data if isinstance(data, MixedTable) else MixedTable(np.asarray(data, float),
                                                                              np.empty((len(data), 0), np.int32))
-            self.ranges = _ranges(self.data.num)
+            self.ranges = column_ranges(self.data.num)
         else:
             if isinstance(data, MixedTable):
                 if data.cat.shape[1]:

@@ -42,7 +42,7 @@ def _zscore(X: np.ndarray) -> np.ndarray:
     return np.nan_to_num((X - mu) / np.where(sd > 0, sd, 1.0), nan=0.0)
 
 
-def _release(method: str, Z: np.ndarray, p: int, seed: int) -> np.ndarray:
+def release_at_p(method: str, Z: np.ndarray, p: int, seed: int) -> np.ndarray:
     from ppdm.mechanisms.nmds import NonMetricMDS
     from ppdm.mechanisms.reduction import DCTReduction, LiuRandomProjection, PCAProjection, ThresholdSVD
 
@@ -69,7 +69,7 @@ def _measure(Z: np.ndarray) -> dict[str, np.ndarray]:
         rng = np.random.default_rng(1000 + seed)
         samples = [rng.choice(n, max(2, int(round(f * n))), replace=False) for f in _SHARES]
         for k in _METHODS:
-            Y = _release(k, Z, m - 1, seed)
+            Y = release_at_p(k, Z, m - 1, seed)
             for j, rows in enumerate(samples):
                 X_hat, det = pca_attack(Z, Y, rows)
                 out[k][i, j] = (det["eigenvalue_md"], det["eigenvector_md_rad"],

@@ -56,7 +56,7 @@ def synthetic(n: int = 1000, m: int = 100, seed: int = 0) -> np.ndarray:
 
 
 def _release(X: np.ndarray, p: int, seed: int) -> np.ndarray:
-    from ppdm.experiments.alotaibi2015_attacks import _release as release
+    from ppdm.experiments.alotaibi2015_attacks import release_at_p as release
 
     return release("nmds", X, p, seed)
 

@@ -86,7 +86,7 @@ def p_grid(m: int, points: int = 6) -> list[int]:
 
 
 def _release(method: str, Z: np.ndarray, p: int, seed: int) -> np.ndarray:
-    from ppdm.experiments.alotaibi2015_attacks import _release as release
+    from ppdm.experiments.alotaibi2015_attacks import release_at_p as release
 
     return release(method, Z, p, seed)
 

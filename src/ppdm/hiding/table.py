@@ -124,7 +124,7 @@ def hide_table(
     check_dense(len(df), len(schema.released), 6, f"hiding patterns in {len(df)} x {len(schema.released)}",
                 "release fewer columns with --columns (hiding needs every row in memory)")
     X = schema.matrix(df)
-    from ppdm.pipeline import check_magnitude
+    from ppdm.flow.arrays import check_magnitude
 
     check_magnitude(X)
     if isinstance(clusters, bool) or not isinstance(clusters, int) or clusters < 1:

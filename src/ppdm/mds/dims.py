@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -42,11 +43,15 @@ def elbow(dims: Sequence[int], stress: Sequence[float]) -> int:
     return int(x[int(np.argmax(chord - ys))])
 
 
-def stress_sweep(Z: np.ndarray | None, dims: Sequence[int], *, dissimilarity: str = "euclidean",
-                 data: object = None, max_rows: int = 600, random_state: object = 0,
-                 **nmds_params: object) -> dict[str, object]:
-    """NMDS stress-1 for each p in ``dims`` (on at most ``max_rows`` sampled rows, reported)."""
-    from ppdm.mechanisms.nmds import NonMetricMDS
+def stress_sweep(Z: np.ndarray | None, dims: Sequence[int], *, estimator: Callable[..., Any],
+                 dissimilarity: str = "euclidean", data: object = None, max_rows: int = 600,
+                 random_state: object = 0, **nmds_params: object) -> dict[str, object]:
+    """NMDS stress-1 for each p in ``dims`` (on at most ``max_rows`` sampled rows, reported).
+
+    ``estimator`` is the NMDS class (called with ``n_components``, ``dissimilarity``, ``random_state``,
+    ``leak_check`` and ``nmds_params``; it must set ``stress_`` when fitted). It is passed in, not imported,
+    because the estimator itself calls this sweep to choose its dimension.
+    """
 
     src = Z if Z is not None else data
     n = len(src)  # type: ignore[arg-type]
@@ -55,7 +60,7 @@ def stress_sweep(Z: np.ndarray | None, dims: Sequence[int], *, dissimilarity: st
     sub = src[idx] if isinstance(src, np.ndarray) else src.iloc[idx]  # type: ignore[union-attr]
     stress = []
     for p in dims:
-        m = NonMetricMDS(n_components=int(p), dissimilarity=dissimilarity, random_state=random_state,
+        m = estimator(n_components=int(p), dissimilarity=dissimilarity, random_state=random_state,
                          leak_check=False, **nmds_params)  # type: ignore[arg-type]
         m.fit(sub)
         stress.append(float(m.stress_))

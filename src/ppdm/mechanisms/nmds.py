@@ -166,7 +166,7 @@ class NonMetricMDS(Mechanism):
             from ppdm.mds.dims import stress_sweep
 
             dims = list(range(1, max(2, m)))
-            sweep = stress_sweep(data if isinstance(data, np.ndarray) else None, dims,
+            sweep = stress_sweep(data if isinstance(data, np.ndarray) else None, dims, estimator=NonMetricMDS,
                                  dissimilarity=self.dissimilarity, data=None if isinstance(data, np.ndarray)
                                  else self._frame_for_sweep, random_state=self._seed, max_iter=100)
             self.dims_sweep_ = sweep

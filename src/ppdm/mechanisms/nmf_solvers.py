@@ -97,7 +97,7 @@ def nmf_init(A: np.ndarray, K: int, init: str = "random", rng: np.random.Generat
     return H, W
 
 
-def _projgrad_sq(grad: np.ndarray, X: np.ndarray) -> float:
+def projgrad_sq(grad: np.ndarray, X: np.ndarray) -> float:
     """Squared norm of the projected gradient: entries where the gradient is negative or X is positive."""
     g = np.where(X > 0, grad, np.minimum(grad, 0.0))
     return float(np.einsum("ij,ij->", g, g))
@@ -141,7 +141,7 @@ def _hals_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, max_sweeps: int) -> 
     return X
 
 
-def _subproblem(
+def subproblem(
     solver: str, X: np.ndarray, G: np.ndarray, R: np.ndarray, tol: float, sweeps: int
 ) -> tuple[np.ndarray, float]:
     """One update of one factor for ``min_{X>=0} 1/2 ||V - M X||^2`` (``G = M^T M``, ``R = M^T V``).
@@ -154,8 +154,8 @@ def _subproblem(
     if solver == "hals":
         return _hals_step(X, G, R, sweeps), tol
     if solver == "mu":
-        return _mu_step(X, G, R), tol
-    return _als_step(G, R), tol
+        return mu_step(X, G, R), tol
+    return als_step(G, R), tol
 
 
 def _pg_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, tol: float, max_iter: int = 1000,
@@ -165,7 +165,7 @@ def _pg_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, tol: float, max_iter: 
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
         grad = G @ X - R
-        if np.sqrt(_projgrad_sq(grad, X)) < tol:
+        if np.sqrt(projgrad_sq(grad, X)) < tol:
             break
         Xp = X
         decrease = False
@@ -190,11 +190,11 @@ def _pg_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, tol: float, max_iter: 
     return X, it
 
 
-def _mu_step(X: np.ndarray, G: np.ndarray, R: np.ndarray) -> np.ndarray:
+def mu_step(X: np.ndarray, G: np.ndarray, R: np.ndarray) -> np.ndarray:
     return X * (np.maximum(R, 0.0) / (G @ X + _MU_GUARD))
 
 
-def _als_step(G: np.ndarray, R: np.ndarray) -> np.ndarray:
+def als_step(G: np.ndarray, R: np.ndarray) -> np.ndarray:
     X = np.linalg.lstsq(G, R, rcond=None)[0]
     return np.maximum(X, _ALS_EPS)
 
@@ -269,7 +269,7 @@ def factorize(
     Gh, Rh, raw = w_side(Ht)
     Gw, Rw = h_side(W)
     initial_objective = objective(Gh, raw, W)
-    grad_sq = _projgrad_sq(Gh @ W - Rh, W) + _projgrad_sq(Gw @ Ht - Rw, Ht)
+    grad_sq = projgrad_sq(Gh @ W - Rh, W) + projgrad_sq(Gw @ Ht - Rw, Ht)
     init_grad_full = float(np.sqrt(np.sum((Gh @ W - Rh) ** 2) + np.sum((Gw @ Ht - Rw) ** 2)))
     init_grad = init_grad_full if init_grad_full > 0 else 1.0
     tol_h = tol_w = max(0.001, tol) * init_grad
@@ -283,11 +283,11 @@ def factorize(
         # H step (Lin's order: the record factors first), then the W step
         # the cheap solvers test the stop rule every few iterations (the gradients cost as much as a step)
         check = solver == "pg" or n_iter % _CHECK_EVERY == 0
-        pg_h = _projgrad_sq(Gw @ Ht - Rw, Ht) if check else 0.0
-        Ht, tol_h = _subproblem(solver, Ht, Gw, Rw, tol_h, inner_sweeps)
+        pg_h = projgrad_sq(Gw @ Ht - Rw, Ht) if check else 0.0
+        Ht, tol_h = subproblem(solver, Ht, Gw, Rw, tol_h, inner_sweeps)
         Gh, Rh, raw = w_side(Ht)
-        pg_w = _projgrad_sq(Gh @ W - Rh, W) if check else 0.0
-        W, tol_w = _subproblem(solver, W, Gh, Rh, tol_w, inner_sweeps)
+        pg_w = projgrad_sq(Gh @ W - Rh, W) if check else 0.0
+        W, tol_w = subproblem(solver, W, Gh, Rh, tol_w, inner_sweeps)
         if solver == "mu":
             s = W.sum(axis=1)
             s[s == 0] = 1.0
@@ -301,7 +301,7 @@ def factorize(
         Gw, Rw = h_side(W)
         if solver == "pg":
             # Lin's stop uses the exact gradients at the current iterate
-            pg = float(np.sqrt(_projgrad_sq(Gh @ W - Rh, W) + _projgrad_sq(Gw @ Ht - Rw, Ht)))
+            pg = float(np.sqrt(projgrad_sq(Gh @ W - Rh, W) + projgrad_sq(Gw @ Ht - Rw, Ht)))
         elif check:
             pg = float(np.sqrt(pg_h + pg_w))
             if solver in ("hals", "als"):

@@ -327,8 +327,9 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
 
     from ppdm import __version__, registry
     from ppdm.data.io import write_table
+    from ppdm.flow.arrays import perturb_array
+    from ppdm.flow.artifacts import identity_summary, save_release_state
     from ppdm.keys import MECHANISM_STREAM, hide_identity
-    from ppdm.pipeline import _identity_summary, perturb_array, save_release_state
     from ppdm.release.summary import plot_data, summary_text
     from ppdm.report import render_report
 
@@ -349,7 +350,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         # the key regenerates the chosen mechanism's draws (noise, rotation): it stays in release.state
         "config": cfg.model_dump(mode="json", exclude={"seed"}) | {"seed": "in release.state (secret)"},
         "key": key.describe(),
-        "identity": _identity_summary(identity, schema.id),
+        "identity": identity_summary(identity, schema.id),
         "threat": {"spec": cfg.threat, "description": threat.describe()},
         "policy": cfg.policy.model_dump(mode="json"),
         "original_utility": original_utility,

@@ -180,8 +180,8 @@ def score_candidate(
 
     from ppdm import registry
     from ppdm.attacks import run_attacks_named
+    from ppdm.flow.arrays import perturb_array
     from ppdm.metrics import value_metrics
-    from ppdm.pipeline import perturb_array
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():

@@ -9,7 +9,7 @@ import numpy as np
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.utils.memory import check_memory
 
-__all__ = ["check_array", "check_int", "check_real", "check_choice", "check_rank", "check_memory"]
+__all__ = ["check_array", "check_int", "check_real", "check_choice", "check_rank", "check_memory", "check_magnitude"]
 
 # a cap for one intermediate array (bytes) where a caller wants one below the available memory
 MEMORY_BUDGET = 2 * 1024**3
@@ -85,3 +85,15 @@ def check_rank(rank: object, n: int, m: int, name: str = "rank") -> int:
             if k >= 1 else f"{name}={k} must be at least 1"
         )
     return k
+
+
+# squares of values must stay finite (Gram matrices, norms): 1e150^2 = 1e300 < 1.8e308
+_MAX_MAGNITUDE = 1e150
+
+
+def check_magnitude(X: np.ndarray) -> None:
+    """Refuse values so large that squaring them (norms, Gram matrices) would overflow."""
+    if X.size and max(float(X.max()), -float(X.min())) > _MAX_MAGNITUDE:
+        raise InputError(
+            "values beyond 1e150 would overflow the computation; rescale those columns (other units) first"
+        )

@@ -1,24 +1,10 @@
-"""Streaming releases: a state file that absorbs new rows and new columns (``ppdm stream``).
-
-One state file holds the incremental SVD factors, the preprocessing statistics, the column schema and,
-for refresh-capable states, the pass-through columns (ids, labels) of every absorbed row. An update is a
-transaction: every output and the new state are first written to temporary files beside their targets,
-then renamed into place, the state last. A process killed at any point leaves the previous state valid,
-and the previous outputs untouched; a lock file (``<state>.lock``, an ``fcntl`` lock that the kernel
-releases when its holder dies) keeps two updates from interleaving.
-"""
+"""The stream commands: start a stream, absorb new rows or new columns, show a state (``ppdm stream``)."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import fcntl
-import glob
 import os
-import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,213 +15,23 @@ from ppdm.data.io import check_output_path, read_table, table_format
 from ppdm.data.schema import Schema, resolve_schema
 from ppdm.exceptions import InputError, OutputError, ParameterError, StateError
 from ppdm.mechanisms.incremental import IncrementalSVD
-from ppdm.state import load_state, save_state
+from ppdm.streaming.store import (
+    METHODS,
+    NMDS_FIXED,
+    Stream,
+    StreamResult,
+    Transaction,
+    concat_columns,
+    state_lock,
+    summary,
+    write_table_to,
+)
 from ppdm.utils.memory import check_dense
 
-__all__ = ["StreamResult", "stream_init", "stream_update", "stream_add_columns", "stream_status", "state_lock",
+__all__ = ["stream_init", "stream_update", "stream_add_columns", "stream_status", "StreamResult", "state_lock",
            "METHODS"]
 
 PathLike = str | os.PathLike[str]
-KIND = "stream"
-METHODS = ("svd", "ssvd", "nmds")
-_NMDS_FIXED = ("NMDS streams place new rows against a fixed landmark configuration and are never refitted, so "
-               "{what} is not available; start a new stream (ppdm stream init --method nmds) on the whole table")
-
-
-@dataclass
-class StreamResult:
-    """What one streaming command did (counts and timings only: nothing secret)."""
-
-    summary: dict[str, Any] = field(default_factory=dict)
-    written: list[Path] = field(default_factory=list)
-
-
-# ------------------------------------------------------------------------------------------- locking
-
-
-@contextlib.contextmanager
-def state_lock(state: PathLike, *, wait: float = 0.0) -> Iterator[None]:
-    """Hold an exclusive lock on ``<state>.lock`` (waiting up to ``wait`` seconds), or fail cleanly."""
-    p = Path(state)
-    lock = p.with_name(p.name + ".lock")
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError:
-        raise StateError(f"cannot create the lock file beside '{p.name}'; check the directory permissions") from None
-    try:
-        deadline = time.monotonic() + max(wait, 0.0)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as e:
-                if e.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
-                    raise StateError(
-                        f"state file '{p.name}' is being updated by another process; wait for it to finish "
-                        "(or pass --wait SECONDS)"
-                    ) from None
-                time.sleep(0.05)
-        _remove_stale_temporaries(p)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _remove_stale_temporaries(p: Path) -> None:
-    """Temporary copies of the state left by a killed update hold key material: remove them (we hold the lock)."""
-    for pattern in (f".{glob.escape(p.name)}.*.tmp", f"..{glob.escape(p.name)}.*.tmp"):
-        for f in glob.glob(str(p.with_name(pattern))):
-            with contextlib.suppress(OSError):
-                os.unlink(f)
-
-
-# --------------------------------------------------------------------------------------- transaction
-
-
-class _Transaction:
-    """Stage files beside their targets, then rename them all into place (in staging order)."""
-
-    def __init__(self) -> None:
-        self.staged: list[tuple[Path, Path]] = []
-
-    def stage(self, target: Path, write: Callable[[Path], None], mode: int | None = None) -> None:
-        from ppdm.data.io import file_mode
-
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.fchmod(fd, file_mode() if mode is None else mode)  # the user's umask unless a secret's 0600
-        os.close(fd)
-        self.staged.append((Path(tmp), target))
-        write(Path(tmp))
-
-    def commit(self) -> None:
-        for tmp, target in self.staged:
-            os.replace(tmp, target)
-        self.staged = []
-
-    def abort(self) -> None:
-        for tmp, _ in self.staged:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        self.staged = []
-
-
-def _write_table_to(df: pd.DataFrame, fmt: str) -> Callable[[Path], None]:
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as f:
-            if fmt == "parquet":
-                df.to_parquet(f, index=False)
-            else:
-                f.write(df.to_csv(index=False, lineterminator="\n").encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-
-    return write
-
-
-# ------------------------------------------------------------------------------ state (de)serialising
-
-
-def _pack_columns(df: pd.DataFrame, cols: Sequence[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Pass-through columns as plain arrays (numbers natively, text as unicode plus a missing mask)."""
-    meta: dict[str, Any] = {}
-    arrays: dict[str, np.ndarray] = {}
-    for i, c in enumerate(cols):
-        s = df[c]
-        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-            meta[c] = {"key": f"pass_{i}", "text": False}
-            arrays[f"pass_{i}"] = s.to_numpy()
-        else:
-            missing = s.isna().to_numpy()
-            meta[c] = {"key": f"pass_{i}", "text": True}
-            arrays[f"pass_{i}"] = np.where(missing, "", s.astype(str).to_numpy()).astype(str)
-            arrays[f"pass_{i}_missing"] = missing
-    return meta, arrays
-
-
-def _unpack_columns(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> pd.DataFrame:
-    out = {}
-    for c, info in meta.items():
-        a = arrays[info["key"]]
-        if info["text"]:
-            a = np.where(arrays[info["key"] + "_missing"], None, a.astype(object))
-        out[c] = a
-    return pd.DataFrame(out)
-
-
-def _concat_columns(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    return pd.concat([old, new[list(old.columns)]], ignore_index=True)
-
-
-@dataclass
-class _Stream:
-    est: Any  # IncrementalSVD, or NmdsStream for method 'nmds'
-    schema: Schema
-    method: str
-    passthrough: pd.DataFrame | None  # None for append-only states
-    #: the release key (pseudonyms and row orders of every batch come from it); None in older states
-    key: Any = None
-    #: the linkable layout (original ids and order), chosen at init
-    keep_ids: bool = True
-    #: releases written so far (each batch's row order is its own sub-stream of the key)
-    batches: int = 0
-
-    def hide(self, frame: pd.DataFrame, kind: int, keep_ids: bool | None = None) -> pd.DataFrame:
-        """Pseudonymous ids and a shuffled order for one released table (unless the layout is linkable)."""
-        kept = self.keep_ids if keep_ids is None else keep_ids
-        if self.key is None:
-            return frame
-        from ppdm.keys import hide_identity
-
-        self.batches += 1
-        return hide_identity(frame, self.schema.id, self.key, keep_ids=kept, stream=(kind, self.batches))[0]
-
-    @property
-    def kept_columns(self) -> list[str]:
-        return [c for c in self.schema.columns if c not in self.schema.released and c not in self.schema.dropped]
-
-    def save(self, path: Path) -> None:
-        header, arrays = self.est.to_state()
-        stream: dict[str, Any] = {"method": self.method, "schema": self.schema.to_dict(),
-                                  "append_only": self.passthrough is None,
-                                  "rank": int(self.est.rank),
-                                  "n_rows": int(self.est.n_samples_seen_),
-                                  "n_columns": int(self.est.n_features_in_),
-                                  "preprocess": self.est.preprocess, "update_stats": bool(self.est.update_stats),
-                                  "keep_ids": bool(self.keep_ids), "batches": int(self.batches)}
-        if self.key is not None:
-            stream["key"] = {"entropy": str(self.key.entropy), "known": bool(self.key.known)}
-        if self.passthrough is not None:
-            meta, extra = _pack_columns(self.passthrough, list(self.passthrough.columns))
-            stream["passthrough"] = meta
-            arrays = arrays | extra
-        save_state(path, KIND, {"estimator": header, "stream": stream}, arrays)
-
-    @classmethod
-    def load(cls, path: PathLike) -> _Stream:
-        header, arrays = load_state(path, KIND)
-        try:
-            st = header["stream"]
-            schema = Schema.from_dict(st["schema"])
-            passthrough = None if st["append_only"] else _unpack_columns(st.get("passthrough", {}), arrays)
-            method = st["method"]
-        except (KeyError, TypeError, ValueError):
-            raise StateError(f"state file '{Path(path).name}' lacks the stream description; it was made by "
-                             "another version") from None
-        if method == "nmds":
-            from ppdm.streaming_nmds import NmdsStream
-
-            est: Any = NmdsStream.from_state(header["estimator"], arrays)
-        else:
-            est = IncrementalSVD.from_state(header["estimator"], arrays)
-        if len(schema.released) != est.n_features_in_:
-            raise StateError(f"state file '{Path(path).name}' is inconsistent (schema and factors disagree)")
-        key = None
-        if isinstance(st.get("key"), dict):
-            from ppdm.keys import ReleaseKey
-
-            key = ReleaseKey(int(st["key"]["entropy"]), bool(st["key"].get("known", False)))
-        return cls(est, schema, method, passthrough, key, bool(st.get("keep_ids", key is None)),
-                   int(st.get("batches", 0)))
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -246,7 +42,7 @@ def _matrix(df: pd.DataFrame, cols: Sequence[str], what: str) -> np.ndarray:
     from ppdm.data.schema import numeric_matrix
 
     X = numeric_matrix(df, cols, what=what, min_rows=1)
-    from ppdm.pipeline import check_magnitude
+    from ppdm.flow.arrays import check_magnitude
 
     check_magnitude(X)
     return X
@@ -274,7 +70,7 @@ def _estimator(method: str, rank: int, params: dict[str, Any]) -> Any:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}; got '{method}'")
     nmds_only = [k for k in ("dims", "landmarks", "dissimilarity") if params.get(k) is not None]
     if method == "nmds":
-        from ppdm.streaming_nmds import NmdsStream
+        from ppdm.streaming.nmds import NmdsStream
 
         if params.get("dims") is None:
             raise ParameterError("--method nmds needs --dims P (the released dimension)")
@@ -339,23 +135,23 @@ def stream_init(
     extra = {"random_state": key.seed(MECHANISM_STREAM)} | ({} if nmds else {"keep_u": not append_only})
     est = _estimator(method, rank, dict(params or {}) | extra)
     est.fit(X)
-    stream = _Stream(est, schema, method, None, key, keep_ids)
+    stream = Stream(est, schema, method, None, key, keep_ids)
     if not append_only and not nmds:
         stream.passthrough = df[stream.kept_columns].reset_index(drop=True)
-    tx = _Transaction()
+    tx = Transaction()
     try:
         if out_path is not None:
             if nmds:
                 rel_df = _nmds_release(schema, df, est.release_)
             else:
                 rel_df = schema.assemble(df, est.reconstruct() if not append_only else est.transform(X))
-            tx.stage(out_path, _write_table_to(stream.hide(rel_df, 1), table_format(out_path)))
+            tx.stage(out_path, write_table_to(stream.hide(rel_df, 1), table_format(out_path)))
         with state_lock(state_path):
             tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
             tx.commit()
     finally:
         tx.abort()
-    return StreamResult(_summary(stream, t0, n_new=len(df)), [p for p in (out_path, state_path) if p is not None])
+    return StreamResult(summary(stream, t0, n_new=len(df)), [p for p in (out_path, state_path) if p is not None])
 
 
 def stream_update(
@@ -386,7 +182,7 @@ def stream_update(
         if check_backend(backend) == "numpy":
             raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
         load(backend)  # a clear message when the extra is missing
-        from ppdm.backends._stream import stream_update as run
+        from ppdm.streaming.dask_update import stream_update as run
 
         return run(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep,  # type: ignore
                    wait=wait, scheduler=scheduler, keep_ids=keep_ids)
@@ -395,9 +191,9 @@ def stream_update(
     out_path, all_path = _outputs([(output, "output"), (refresh_all, "refresh output")], inputs, force)
     state_path = Path(state)
     with state_lock(state_path, wait=wait):
-        stream = _Stream.load(state_path)
+        stream = Stream.load(state_path)
         if all_path is not None and stream.method == "nmds":
-            raise ParameterError(_NMDS_FIXED.format(what="--refresh-all"))
+            raise ParameterError(NMDS_FIXED.format(what="--refresh-all"))
         if all_path is not None and stream.passthrough is None:
             raise StateError("this state is append-only (made with --append-only), so the whole table cannot be "
                              "re-released; drop --refresh-all or start a new state without --append-only")
@@ -414,20 +210,20 @@ def stream_update(
         X = _matrix(df, stream.schema.released, "the new batch")
         new_rel = stream.est.update(X)
         if stream.passthrough is not None:
-            stream.passthrough = _concat_columns(stream.passthrough, df.reset_index(drop=True))
-        tx = _Transaction()
+            stream.passthrough = concat_columns(stream.passthrough, df.reset_index(drop=True))
+        tx = Transaction()
         try:
             if out_path is not None:
                 rel_df = (_nmds_release(stream.schema, df, new_rel) if stream.method == "nmds"
                           else stream.schema.assemble(df, new_rel))
-                tx.stage(out_path, _write_table_to(stream.hide(rel_df, 1, keep_ids), table_format(out_path)))
+                tx.stage(out_path, write_table_to(stream.hide(rel_df, 1, keep_ids), table_format(out_path)))
             if all_path is not None:
                 _stage_refresh(tx, stream, all_path, keep_ids)
             tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
             tx.commit()
         finally:
             tx.abort()
-    return StreamResult(_summary(stream, t0, n_new=len(df)),
+    return StreamResult(summary(stream, t0, n_new=len(df)),
                         [p for p in (out_path, all_path, state_path) if p is not None])
 
 
@@ -445,7 +241,7 @@ def _id_values(s: pd.Series) -> pd.Series:
     return s.astype(str)
 
 
-def _check_new_ids(stream: _Stream, df: pd.DataFrame) -> None:
+def _check_new_ids(stream: Stream, df: pd.DataFrame) -> None:
     """Refuse a batch whose ids repeat within it or repeat rows already absorbed (when ids are tracked)."""
     key = stream.schema.id
     if key is None or key not in df.columns:
@@ -462,11 +258,11 @@ def _check_new_ids(stream: _Stream, df: pd.DataFrame) -> None:
                              "give only new records")
 
 
-def _stage_refresh(tx: _Transaction, stream: _Stream, path: Path, keep_ids: bool | None = None) -> None:
+def _stage_refresh(tx: Transaction, stream: Stream, path: Path, keep_ids: bool | None = None) -> None:
     assert stream.passthrough is not None
     rel = stream.est.reconstruct()
     frame = stream.hide(stream.schema.assemble(stream.passthrough, rel), 2, keep_ids)
-    tx.stage(path, _write_table_to(frame, table_format(path)))
+    tx.stage(path, write_table_to(frame, table_format(path)))
 
 
 def stream_add_columns(
@@ -486,9 +282,9 @@ def stream_add_columns(
     (all_path,) = _outputs([(refresh_all, "refresh output")], inputs, force)
     state_path = Path(state)
     with state_lock(state_path, wait=wait):
-        stream = _Stream.load(state_path)
+        stream = Stream.load(state_path)
         if stream.method == "nmds":
-            raise ParameterError(_NMDS_FIXED.format(what="adding columns"))
+            raise ParameterError(NMDS_FIXED.format(what="adding columns"))
         if stream.passthrough is None:
             raise StateError("this state is append-only (made with --append-only) and keeps no left factors, so "
                              "columns cannot be added; start a new state without --append-only")
@@ -514,7 +310,7 @@ def stream_add_columns(
         stream.est.add_columns(F)
         stream.schema = Schema(sch.columns + tuple(new), sch.released + tuple(new), sch.id, sch.label,
                                sch.passthrough, sch.dropped)
-        tx = _Transaction()
+        tx = Transaction()
         try:
             if all_path is not None:
                 _stage_refresh(tx, stream, all_path)
@@ -522,15 +318,15 @@ def stream_add_columns(
             tx.commit()
         finally:
             tx.abort()
-    return StreamResult(_summary(stream, t0, n_new=0) | {"new_columns": len(new)},
+    return StreamResult(summary(stream, t0, n_new=0) | {"new_columns": len(new)},
                         [p for p in (all_path, state_path) if p is not None])
 
 
 def stream_status(state: PathLike, *, check: bool = False) -> dict[str, Any]:
     """Counts, rank, mode and orthogonality drift; with ``check`` the drift against an exact recomputation."""
-    stream = _Stream.load(state)
+    stream = Stream.load(state)
     est = stream.est
-    out = _summary(stream, None, n_new=None)
+    out = summary(stream, None, n_new=None)
     if stream.method == "nmds":
         if check:
             raise ParameterError("--check compares incremental SVD factors; NMDS streams have none")
@@ -543,23 +339,3 @@ def stream_status(state: PathLike, *, check: bool = False) -> dict[str, Any]:
     if check:
         out["check"] = est.drift()
     return out
-
-
-def _summary(stream: _Stream, t0: float | None, n_new: int | None) -> dict[str, Any]:
-    est = stream.est
-    s: dict[str, Any] = {
-        "method": stream.method,
-        "mode": ("landmark placement" if stream.method == "nmds"
-                 else "append-only" if stream.passthrough is None else "refresh-capable"),
-        "rank": int(est.rank),
-        "n_rows": int(est.n_samples_seen_),
-        "n_released_columns": int(est.n_features_in_),
-        "n_updates": int(est.n_updates_),
-        "preprocess": est.preprocess,
-        "update_stats": bool(est.update_stats),
-    }
-    if n_new is not None:
-        s["n_new_rows"] = n_new
-    if t0 is not None:
-        s["seconds"] = time.perf_counter() - t0
-    return s

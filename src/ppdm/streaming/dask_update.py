@@ -1,7 +1,7 @@
 """``ppdm stream update --backend dask``: absorb a partitioned batch of new rows into a stream state and
 release them as a directory of Parquet files.
 
-The in-memory update (:func:`ppdm.mechanisms.incremental.row_update`) takes the SVD of a
+The in-memory update (:func:`ppdm.mechanisms.svd_updates.row_update`) takes the SVD of a
 ``(K + q) x (K + r)`` core built from the whole batch. Its right factors are those of the stacked matrix
 ``M = [diag(s) V^T; T]`` (``T``: the preprocessed batch), whose Gram matrix
 ``M^T M = V diag(s^2) V^T + T^T T`` is ``m x m`` and mergeable: one pass of column statistics over the
@@ -24,10 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import dask
 import numpy as np
 
-import ppdm.backends._dask as bk
 from ppdm.backends._blockwise import ColumnStats, PartitionRelease, scaled_gram
+from ppdm.backends.dask_cluster import compute, connect
+from ppdm.backends.dask_table import check_dask_output, column_stats, open_table, part_write, publish
 from ppdm.exceptions import InputError, ParameterError, StateError
 
 __all__ = ["stream_update"]
@@ -68,14 +70,14 @@ def _left_rows(df: Any, released: list[str], est: Any) -> np.ndarray:
 
 def _absorb(est: Any, st: ColumnStats) -> None:
     """The row update of :meth:`IncrementalSVD._absorb` from the batch's statistics (Gram route)."""
-    from ppdm.mechanisms.incremental import _merge_stats
+    from ppdm.mechanisms.svd_updates import merge_stats
     from ppdm.utils.linalg import svd_flip_v
 
     batch = {"n": st.n, "mean": st.mean, "m2": np.diag(st.m2).copy(), "min": st.lo, "max": st.hi}
     if est.update_stats and est.preprocess != "none":
-        est._restandardize(_merge_stats(est._stats, batch))
+        est._restandardize(merge_stats(est._stats, batch))
     else:
-        est._stats = _merge_stats(est._stats, batch)
+        est._stats = merge_stats(est._stats, batch)
     m = len(st.mean)
     off, sc = (np.zeros(m), np.ones(m)) if est.preprocess == "none" else (est.offset_, est.scale_)
     TtT = scaled_gram(st, off, sc)
@@ -108,7 +110,7 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
     The partitioned path writes the linkable layout only: a stream whose releases are pseudonymous is
     refused unless ``keep_ids`` asks for that layout.
     """
-    from ppdm.streaming import StreamResult, _Stream, _summary, _Transaction, state_lock
+    from ppdm.streaming.store import Stream, StreamResult, Transaction, state_lock, summary
 
     t0 = time.perf_counter()
     if refresh_all is not None:
@@ -116,12 +118,12 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
                              "(or use --backend numpy)")
     if output is None:
         raise ParameterError("give -o DIR: the new rows' release (a directory of Parquet files)")
-    out = bk._check_dask_output(output, batch, force)
+    out = check_dask_output(output, batch, force)
     state_path = Path(state)
     if out.resolve() == state_path.resolve():
         raise ParameterError("the release and the state file must be different paths")
     with state_lock(state_path, wait=wait):
-        stream = _Stream.load(state_path)
+        stream = Stream.load(state_path)
         if stream.key is not None and not stream.keep_ids and not keep_ids:
             raise ParameterError("this stream publishes pseudonymous, shuffled releases, which the dask update does "
                                  "not write yet; update with --backend numpy, or pass --keep-ids for a linkable "
@@ -130,19 +132,19 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
         if est.residual_rank is not None:
             raise ParameterError("a state with --residual-rank sketches each batch's residual in memory; update it "
                                  "with --backend numpy")
-        with bk.connect(scheduler) as conn:
+        with connect(scheduler) as conn:
             client = conn["client"]
-            ddf, head = bk.open_table(batch, sep=sep)
+            ddf, head = open_table(batch, sep=sep)
             schema.check_batch(head, "the new batch")
             released = list(schema.released)
             key = schema.id
             if key is not None and key in head.columns:
                 _check_ids(ddf, key, stream.passthrough, client)
-            res, total = bk.column_stats(ddf[released].to_delayed(), released, None, (), client,
+            res, total = column_stats(ddf[released].to_delayed(), released, None, (), client,
                                          where="the new batch")
             if total.n == 0:
                 raise InputError("the new batch has no rows")
-            from ppdm.pipeline import check_magnitude
+            from ppdm.flow.arrays import check_magnitude
 
             check_magnitude(np.vstack([total.lo, total.hi]))
             lengths = [r[0].n for r in res]
@@ -150,7 +152,7 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
             n_before = int(est.n_samples_seen_)
             _absorb(est, total)
             if est.U_ is not None:  # refresh-capable: the new rows' left factors and pass-through columns
-                rows = bk._compute([bk.dask.delayed(_left_rows, pure=False)(p, released, _lite(est, None))
+                rows = compute([dask.delayed(_left_rows, pure=False)(p, released, _lite(est, None))
                                     for p in ddf[released].to_delayed()], "left factors", client)
                 est.U_ = np.vstack([est.U_, *rows])
                 stream.passthrough = _append_passthrough(stream.passthrough, ddf)
@@ -159,7 +161,7 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
             if est.sparsify is not None and est.sparsify != "sts":
                 from ppdm.mechanisms.sparsified import column_thresholds
 
-                sums = bk._compute([bk.dask.delayed(_abs_u, pure=False)(p, released, rel)
+                sums = compute([dask.delayed(_abs_u, pure=False)(p, released, rel)
                                     for p in ddf[released].to_delayed()], "column means of |U|", client)
                 rel.u_thresholds = column_thresholds((np.sum(sums, axis=0) / total.n)[None, :], float(est.eps_u),
                                                      est.sparsify, est._alpha())
@@ -170,25 +172,25 @@ def stream_update(state: str | os.PathLike[str], batch: str | os.PathLike[str], 
             part = PartitionRelease(schema, Scaler.from_stats("none", np.zeros(len(released)),
                                                               np.ones(len(released))), "preprocessed", mechanism=rel)
             tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-            tx = _Transaction()
+            tx = Transaction()
             try:
                 from ppdm.data.io import dir_mode
 
                 os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
-                tasks = [bk.dask.delayed(bk._part_write, pure=False)(p, n_before + s0, L, None, part, str(tmp), i)
+                tasks = [dask.delayed(part_write, pure=False)(p, n_before + s0, L, None, part, str(tmp), i)
                          for i, (p, s0, L) in enumerate(zip(ddf.to_delayed(), starts, lengths, strict=True))]
-                ss = np.sum(bk._compute(tasks, "release", client), axis=0)
+                ss = np.sum(compute(tasks, "release", client), axis=0)
                 if ss[2] > 0:
                     raise InputError("the release has non-finite values (the input is too close to overflow); "
                                      "rescale it")
                 tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
-                bk._publish(tmp, out)  # outputs first, the state last (as the in-memory update)
+                publish(tmp, out)  # outputs first, the state last (as the in-memory update)
                 tx.commit()
             finally:
                 tx.abort()
                 if tmp.exists():
                     shutil.rmtree(tmp, ignore_errors=True)
-        summary = _summary(stream, t0, n_new=total.n) | {"backend": "dask", "cluster": conn["cluster"],
+        summary = summary(stream, t0, n_new=total.n) | {"backend": "dask", "cluster": conn["cluster"],
                                                          "cluster_seconds": conn["seconds"],
                                                          "n_partitions": len(lengths)}
     return StreamResult(summary, [out, state_path])
@@ -203,7 +205,7 @@ def _id_hashes(df: Any, key: str) -> tuple[np.ndarray, int]:
 
 def _check_ids(ddf: Any, key: str, passthrough: Any, client: Any) -> None:
     """Refuse repeated ids, and ids of rows already absorbed, with 8 bytes per row on the client (no shuffle)."""
-    res = bk._compute([bk.dask.delayed(_id_hashes, pure=False)(p, key) for p in ddf[[key]].to_delayed()],
+    res = compute([dask.delayed(_id_hashes, pure=False)(p, key) for p in ddf[[key]].to_delayed()],
                       "ids", client)
     h = np.concatenate([r[0] for r in res])
     if len(np.unique(h)) < sum(r[1] for r in res):
@@ -224,8 +226,8 @@ def _lite(est: Any, eps_u: float | None) -> Any:
 
 
 def _append_passthrough(old: Any, ddf: Any) -> Any:
-    from ppdm.streaming import _concat_columns
+    from ppdm.streaming.store import concat_columns
 
     if old is None:
         raise StateError("a refresh-capable state without its pass-through columns; the state file is damaged")
-    return _concat_columns(old, ddf[list(old.columns)].compute().reset_index(drop=True))
+    return concat_columns(old, ddf[list(old.columns)].compute().reset_index(drop=True))

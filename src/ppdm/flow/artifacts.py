@@ -1,0 +1,130 @@
+"""What a release run produces and reads back, whatever executed it: the result, the state file (mechanism,
+preprocessing, schema, key, identity mapping), the row alignment that the state allows, and the structural
+partition a run may ask for.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ppdm import registry
+from ppdm.data.preprocess import Scaler
+from ppdm.data.schema import Schema
+from ppdm.exceptions import InputError
+
+__all__ = ["PerturbResult", "record_positions", "wrap_partition", "identity_summary", "save_release_state",
+           "load_release_state", "align_with_state"]
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class PerturbResult:
+    """What ``perturb`` produced: the release and the fitted pieces (which hold key material)."""
+
+    release: pd.DataFrame
+    mechanism: Any
+    scaler: Scaler
+    schema: Schema
+    summary: dict[str, Any] = field(default_factory=dict)
+    output: Path | None = None
+    state: Path | None = None
+
+
+def record_positions(spec: str | None, labels: Sequence[object], what: str) -> int | list[int] | None:
+    """A block given as a count ('467') or as comma-separated names/ids -> count or positions."""
+    if spec is None:
+        return None
+    spec = spec.strip()
+    if spec.isdigit() and spec not in {str(x) for x in labels}:
+        return int(spec)
+    index = {str(v): i for i, v in enumerate(labels)}
+    pos = []
+    for token in (t.strip() for t in spec.split(",") if t.strip()):
+        if token not in index:
+            raise InputError(f"{what} '{token}' is not in the table; check the names (or give a count)")
+        pos.append(index[token])
+    return pos
+
+
+def identity_summary(identity: Any, id_column: str | None) -> dict[str, Any]:
+    if identity.kept:
+        return {"layout": "linkable: original ids in the original row order (--keep-ids); every row is linkable "
+                          "to its record"}
+    return {"layout": "rows shuffled" + (f", ids in '{id_column}' replaced by keyed pseudonyms"
+                                         if id_column is not None else "")
+            + "; the mapping is in the state file only"}
+
+
+def wrap_partition(mech: Any, df: pd.DataFrame, schema: Schema, rows: str | None, cols: str | None) -> Any:
+    from ppdm.mechanisms.partition import StructuralPartition
+
+    ids = df[schema.id].tolist() if schema.id else [str(i + 1) for i in range(len(df))]
+    r = record_positions(rows, ids, "record")
+    c = record_positions(cols, list(schema.released), "column")
+    scheme = "both" if r is not None and c is not None else ("rows" if r is not None else "columns")
+    return StructuralPartition(mech, scheme=scheme, rows=r, columns=c)
+
+
+def save_release_state(path: PathLike, mech: Any, scaler: Scaler, schema: Schema, *, method: str,
+                       key: Any, identity: Any = None) -> Path:
+    """Write the mechanism, preprocessing, schema, key and identity mapping to an owner-only state file."""
+    from ppdm import __version__
+    from ppdm.state import save_state
+
+    mh, ma = mech.to_state()
+    sh, sa = scaler.to_state()
+    # the key's entropy is a 128-bit integer: JSON keeps it exactly as a string
+    header = {"method": method, "key": {"entropy": str(key.entropy), "known": bool(key.known)},
+              "ppdm_version": __version__, "schema": schema.to_dict(), "mechanism": mh, "preprocess": sh,
+              "identity": {"kept": bool(identity.kept) if identity is not None else False}}
+    arrays = {f"mechanism.{k}": v for k, v in ma.items()} | {f"preprocess.{k}": v for k, v in sa.items()}
+    if identity is not None:
+        arrays |= identity.to_arrays()
+    return save_state(path, "release", header, arrays)
+
+
+def load_release_state(path: PathLike) -> tuple[Any, Scaler, Schema, dict[str, Any]]:
+    from ppdm.state import load_state
+
+    header, arrays = load_state(path, "release")
+    cls = registry.class_by_name(header["mechanism"]["class"])
+    mech = cls.from_state(header["mechanism"], {k[10:]: v for k, v in arrays.items() if k.startswith("mechanism.")})
+    scaler = Scaler.from_state(header["preprocess"], {k[11:]: v for k, v in arrays.items()
+                                                      if k.startswith("preprocess.")})
+    return mech, scaler, Schema.from_dict(header["schema"]), header
+
+
+def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathLike | None,
+                     id: str | None) -> pd.DataFrame:
+    """The release in the original's row order, with the original ids, from its state (key and mapping).
+
+    Without a state the release is returned as it is (a linkable layout, or another tool's release).
+    """
+    if state is None:
+        return release
+    from ppdm.keys import Identity, ReleaseKey, restore_order
+    from ppdm.state import load_state
+
+    header, arrays = load_state(state)
+    info = header.get("key")
+    kept = bool(header.get("identity", {}).get("kept", True))
+    if header.get("kind") == "stream":
+        # a stream's releases are aligned through their pseudonyms (one row order per batch)
+        st = header.get("stream", {})
+        info, kept = st.get("key"), bool(st.get("keep_ids", True))
+        arrays = {}
+    if not isinstance(info, dict) or "entropy" not in info:
+        return release  # a state written before releases were pseudonymous: the layout is linkable
+    if kept:
+        return release
+    key = ReleaseKey(int(info["entropy"]), bool(info.get("known", False)))
+    identity = Identity.from_arrays(arrays, kept=False)
+    ids = original[id] if id is not None and id in original.columns else None
+    return restore_order(release, identity, key, original_ids=ids, id_column=id)
