@@ -179,3 +179,23 @@ def test_evaluate_matches_in_memory(tmp_path) -> None:  # type: ignore[no-untype
     for k, v in ref["value"].items():
         assert got["value"][k] == pytest.approx(v, rel=1e-12, abs=1e-12), k
     assert got["utility"]["kmeans_pct"] == pytest.approx(ref["utility"]["kmeans_pct"], abs=1e-9)
+
+
+def test_a_failed_publish_keeps_the_earlier_release_and_state(tmp_path, monkeypatch) -> None:
+    """The new state replaces the old only once the new release is in place (the state is its key)."""
+    import ppdm.backends.dask_release as dask_release
+
+    df = make_table(n=200)
+    out, state = tmp_path / "rel", tmp_path / "rel.state"
+    perturb(df, method="noise", backend="dask", scheduler="synchronous", output=out, state=state, **ROLES)
+    before = (state.read_bytes(), sorted(p.name for p in out.iterdir()))
+
+    def broken(tmp, target):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(dask_release, "publish", broken)
+    with pytest.raises(OSError, match="disk full"):
+        perturb(df, method="svd", params={"rank": 2}, backend="dask", scheduler="synchronous", output=out,
+                state=state, force=True, **ROLES)
+    assert (state.read_bytes(), sorted(p.name for p in out.iterdir())) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rel", "rel.state"]  # no stage or lock left behind

@@ -108,7 +108,10 @@ def perturb(
     state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
     if out_path is not None and state_path is not None and out_path.resolve() == state_path.resolve():
         raise ParameterError("the release and the state file must be different paths")
-    with connect(scheduler) as conn:
+    from ppdm.data.io import output_lock
+
+    # one writer at a time per output set, as in memory
+    with output_lock(out_path, state_path), connect(scheduler) as conn:
         t0 = time.perf_counter()
         client = conn["client"]
         ddf, head = open_table(source, sep=sep, npartitions=npartitions)
@@ -217,6 +220,7 @@ def perturb(
                                                                   strict=True)],
                                       meta=meta.iloc[:0])
         else:
+            stage: Path | None = None
             tmp = Path(tempfile.mkdtemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent))
             try:
                 from ppdm.data.io import dir_mode
@@ -229,12 +233,20 @@ def perturb(
                 if ss[2] > 0:
                     raise InputError("the release has non-finite values (the input is too close to overflow); "
                                      "rescale it")
+                # the state (the key) is staged in full, the release put in place, and only then the state
+                # replaces its predecessor: a failure leaves the earlier release and its state as they were
                 if state_path is not None:
-                    save_release_state(state_path, top, scaler, schema, method=method, key=key, identity=identity)
+                    stage = state_path.with_name(f".{state_path.name}.{os.getpid()}.stage")
+                    save_release_state(stage, top, scaler, schema, method=method, key=key, identity=identity)
                 publish(tmp, out_path)
+                if stage is not None:
+                    os.replace(stage, state_path)
+                    stage = None
             finally:
                 if tmp.exists():
                     shutil.rmtree(tmp, ignore_errors=True)
+                if stage is not None and stage.exists():
+                    stage.unlink()
             summary["re"] = float(np.sqrt(ss[0] / ss[1])) if ss[1] > 0 else 0.0
             release = dd.read_parquet(str(out_path))  # lazy: nothing is read until used
         if out_path is None and state_path is not None:
