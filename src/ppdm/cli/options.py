@@ -12,6 +12,9 @@ LabelOpt = Annotated[str | None, typer.Option("--label", help="Class column: pas
 ColumnsOpt = Annotated[
     str | None, typer.Option("--columns", help="Comma-separated columns to perturb (default: every numeric column).")
 ]
+RolesOpt = Annotated[str | None, typer.Option(
+    "--roles", help="Column roles that override the inferred ones, e.g. 'notes=drop,diagnosis=sensitive' "
+    "(roles: identifier, quasi-identifier, sensitive, label, other, drop); see ppdm schema.")]
 DropOpt = Annotated[str | None, typer.Option("--drop", help="Comma-separated columns to leave out of the release.")]
 DropOtherOpt = Annotated[
     bool, typer.Option("--drop-other", help="Drop columns that are neither perturbed, id nor label.")

@@ -9,12 +9,14 @@ import typer
 
 from ppdm.cli.options import (
     ColumnsOpt,
+    DropOpt,
     EscapeFormulasOpt,
     ForceOpt,
     IdOpt,
     KeepIdsOpt,
     KeySeedOpt,
     LabelOpt,
+    RolesOpt,
     SepOpt,
     split_list,
 )
@@ -27,6 +29,8 @@ def release_command(
     id: IdOpt = None,
     label: LabelOpt = None,
     columns: ColumnsOpt = None,
+    drop: DropOpt = None,
+    roles: RolesOpt = None,
     methods: Annotated[str | None, typer.Option(help="Comma-separated mechanisms (default grids).")] = None,
     threat: Annotated[str | None, typer.Option(help="Attacker knowledge, e.g. population, known-io:20.")] = None,
     max_reid: Annotated[float | None, typer.Option("--max-reid", help="Largest re-identification rate.")] = None,
@@ -70,7 +74,7 @@ def release_command(
         raise ParameterError("give the input table and --output DIR (or --print-config)")
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
                   force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids,
-                  escape_formulas=escape_formulas)
+                  escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()))
     from rich.console import Console
 
     c = Console(highlight=False)
@@ -79,5 +83,35 @@ def release_command(
     c.print(f"wrote {output}/: release.{cfg.output_format}, release.json, report.html, release.state (secret)")
 
 
+def schema_command(
+    input: Annotated[str, typer.Argument(help="Table to describe (CSV/TSV/Parquet).")],
+    id: IdOpt = None,
+    label: LabelOpt = None,
+    drop: DropOpt = None,
+    roles: RolesOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the columns as JSON.")] = False,
+    sep: SepOpt = None,
+) -> None:
+    """Show each column's inferred type, role and what a release does with it (counts only, no values)."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from ppdm.data.columns import infer_columns, parse_roles
+    from ppdm.data.io import read_table
+
+    df = read_table(input, sep=sep)
+    infos = infer_columns(df, id=id, label=label, drop=tuple(split_list(drop) or ()), roles=parse_roles(roles))
+    if as_json:
+        print(json.dumps([i.to_dict() for i in infos], indent=1))
+        return
+    t = Table("column", "type", "role", "missing", "distinct", "treatment", title=f"{len(df)} rows")
+    for i in infos:
+        t.add_row(i.name, i.type, i.role, str(i.n_missing), str(i.n_distinct), i.treatment)
+    Console(highlight=False).print(t)
+
+
 def register(app: typer.Typer) -> None:
     app.command("release")(release_command)
+    app.command("schema")(schema_command)

@@ -154,8 +154,15 @@ def _release(
     sep: str | None = None,
     keep_ids: bool = False,
     escape_formulas: bool = False,
+    roles: str | dict[str, str] | None = None,
+    drop: Sequence[str] = (),
 ) -> ReleaseResult:
     """Choose and write a release. See the module docstring for the outputs.
+
+    A table with categorical, boolean or date columns, or with gaps, is released whole: every column that
+    is not the id, the label, free text or dropped is perturbed through one design matrix
+    (:class:`ppdm.data.codec.TableCodec`), and comes back in its type, units and range; gaps stay gaps.
+    ``roles`` overrides the inferred roles (``"notes=drop,diagnosis=sensitive"``).
 
     The release key comes from OS entropy unless ``config.seed`` is set (then the record says the release
     can be undone by whoever knows the seed). Unless ``keep_ids``, the written release has its rows
@@ -164,7 +171,13 @@ def _release(
     from ppdm import __version__, registry
     from ppdm.data.io import read_table
     from ppdm.data.schema import resolve_schema
-    from ppdm.release.evaluate import SCORING_VERSION, holdout_split, train_on_release_accuracy, utility_scores
+    from ppdm.release.evaluate import (
+        SCORING_VERSION,
+        holdout_split,
+        train_on_release_accuracy,
+        train_on_release_logreg,
+        utility_scores,
+    )
     from ppdm.release.select import choose, pareto_front
 
     cfg = config or default_config()
@@ -175,9 +188,27 @@ def _release(
 
     threat = ThreatModel.parse(cfg.threat)
     df = read_table(source, sep=sep)
-    schema = resolve_schema(df, columns=columns, id=id, label=label)
-    _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
-    X = schema.matrix(df)
+    from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
+
+    infos = infer_columns(df, id=id, label=label, drop=drop, roles=parse_roles(roles))
+    codec = None
+    if columns is None and is_whole_table(df, infos):
+        from ppdm.data.codec import TableCodec
+        from ppdm.data.schema import Schema
+
+        codec = TableCodec(infos).fit(df)
+        kept = {i.name for i in codec.infos}
+        schema = Schema(tuple(map(str, df.columns)), tuple(c for c in map(str, df.columns) if c in kept), id, label,
+                        (), tuple(c for c in map(str, df.columns) if c not in kept and c not in (id, label)))
+        X = codec.encode(df)
+        # the codec z-scores the numbers and weights the indicators itself: the mechanisms see its design as is
+        cfg = cfg.model_copy(update={"preprocess": "none"})
+        _check_sweep_memory(len(df), X.shape[1], cfg.n_jobs)
+    else:
+        schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop,
+                                drop_other=bool(drop) or any(r == "drop" for r in parse_roles(roles).values()))
+        _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
+        X = schema.matrix(df)
     y = df[label].astype(str).to_numpy() if label else None
     label_note = None
     if y is not None:
@@ -187,6 +218,11 @@ def _release(
             label_note = (f"the label '{label}' {why}: class-based utility is not measurable, so nearest-neighbour "
                           "preservation is the objective (the label is released as it is)")
             y = None
+    if cfg.policy.objective == "tstr":
+        # the train-on-release measure that suits the table: logistic regression on one-hot categories and
+        # standardised numbers for whole tables, k-NN for numeric ones
+        auto = "tstr_logreg_pct" if codec is not None else "tstr_knn_pct"
+        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": auto})})
     if cfg.policy.objective != "neighbour_pct" and y is None:  # no label: no classifier to measure
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": "neighbour_pct"})})
     fp = _fingerprint(X, schema.released)
@@ -211,7 +247,8 @@ def _release(
             # a secret key is not part of the cache key: a cached score measured an equivalent draw
             payload = {"fp": fp, "method": mg.method, "params": params, "seed": cfg.seed, "pre": cfg.preprocess,
                        "threat": cfg.threat, "label": label, "shown": shown, "side": side.hexdigest(),
-                       "objective": cfg.policy.objective, "v": SCORING_VERSION, "ppdm": __version__}
+                       "objective": cfg.policy.objective, "v": SCORING_VERSION, "ppdm": __version__,
+                       "whole_table": None if codec is None else codec.names}
             jobs.append((cache.key(payload), mg.method, params))
     if not jobs:
         raise ParameterError("no candidate fits a table this small; give --methods noise,rotation or a --config grid")
@@ -220,11 +257,11 @@ def _release(
     evaluation_seed = 0 if cfg.seed is None else cfg.seed
     # real records held out of a second fit of each candidate: utility as an analyst gets it
     holdout = holdout_split(y, seed=evaluation_seed) if y is not None else None
-    if holdout is None and cfg.policy.objective == "tstr_knn_pct":
+    if holdout is None and cfg.policy.objective in ("tstr_knn_pct", "tstr_logreg_pct"):
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(
             update={"objective": "knn_pct" if y is not None else "neighbour_pct"})})
     context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": list(schema.released), "categories": categories,
-               "holdout": holdout, "seed_known": key.known}
+               "holdout": holdout, "seed_known": key.known, "codec": codec}
     everything = _run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
     failed = [c for c in everything if "failed" in c]
     cands = [c for c in everything if "failed" not in c]
@@ -236,6 +273,8 @@ def _release(
     if holdout is not None:
         tr, te = holdout
         original_utility["tstr_knn_pct"] = train_on_release_accuracy(X[tr], y[tr], X[te], y[te])
+        original_utility["tstr_logreg_pct"] = train_on_release_logreg(
+            X[tr], y[tr], X[te], y[te], None if codec is None else codec.numeric_index_)
         original_utility["majority_pct"] = 100.0 * float(
             pd.Series(np.asarray(y)[te].astype(str)).value_counts(normalize=True).max())
     objective = cfg.policy.objective
@@ -248,7 +287,7 @@ def _release(
     chosen = cands[best]
     return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=label_note,
-                          escape_formulas=escape_formulas)
+                          escape_formulas=escape_formulas, codec=codec, infos=infos)
 
 
 #: dense n x m working arrays per sweep worker (a candidate release, its attacks and utility scores)
@@ -322,7 +361,7 @@ def _indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
 
 
 def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
-                   key, keep_ids, failed, label_note=None, escape_formulas=False):
+                   key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=()):
     import warnings
 
     from ppdm import __version__, registry
@@ -337,7 +376,23 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         warnings.simplefilter("ignore")
         mech = registry.build(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM))
         B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
-    released, identity = hide_identity(schema.assemble(df, B), schema.id, key, keep_ids=keep_ids)
+    if codec is not None:
+        from ppdm.data.codec import mask_gaps
+
+        gaps = codec.missing(df)
+        from ppdm.release.evaluate import draws
+
+        published = mask_gaps(codec.decode(B, rng=draws(key.seed(MECHANISM_STREAM), 0, 1)), gaps)
+        whole = {c: (published[c].to_numpy() if c in published.columns else df[c].to_numpy())
+                 for c in schema.columns if c not in schema.dropped}
+        assembled = pd.DataFrame(whole, index=range(len(df)))
+        # the figures below compare numbers in their units: the published ones, as an analyst gets them
+        X_units, B_units = codec.numbers(df), codec.numbers(published)
+        unit_names = codec.numeric_names
+    else:
+        assembled = schema.assemble(df, B)
+        X_units, B_units, unit_names, gaps = X, B, list(schema.released), {}
+    released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids)
     from ppdm.data import formulas
 
     risky = formulas.formula_cells(released, [c for c in released.columns if c not in schema.released])
@@ -361,8 +416,15 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "candidates": cands,
         # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
         "failed_candidates": failed,
-        "per_column_re": {c: float(np.linalg.norm(X[:, j] - B[:, j]) / max(np.linalg.norm(X[:, j]), 1e-300))
-                          for j, c in enumerate(schema.released)},
+        "per_column_re": {c: float(np.linalg.norm(X_units[:, j] - B_units[:, j])
+                                   / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)},
+        # every column of the input: its type, its role and what the release did with it
+        "columns": [i.to_dict() for i in infos],
+        "whole_table": None if codec is None else {
+            "numbers": codec.numeric_names, "categories": codec.categorical_names,
+            "design": "numbers z-scored, categories one-hot (weight 1/sqrt 2); integers rounded, values kept "
+                      "within each column's original range, dates as dates, categories among the original's",
+            "missing_cells": {c: int(m.sum()) for c, m in gaps.items()}},
         "files": {"release": f"release.{cfg.output_format}", "state": "release.state (secret)",
                   "report": "report.html"},
     }
@@ -374,7 +436,8 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
                            identity=identity)
         (tmp / "release.json").write_text(json.dumps(record, indent=1, default=_json_default))
-        html = render_report(record, plot_data(X, B, y, schema.released, seed=0))
+        html = render_report(record, plot_data(X_units, B_units, y, unit_names, seed=0) if unit_names
+                             else plot_data(X, B, y, [f"d{j + 1}" for j in range(X.shape[1])], seed=0))
         (tmp / "report.html").write_text(html, encoding="utf-8")
         from ppdm.data.io import dir_mode
 

@@ -10,7 +10,7 @@ import numpy as np
 __all__ = ["utility_scores", "score_candidate", "risk_of", "holdout_split", "train_on_release_accuracy"]
 
 #: bump when the scoring changes, so cached results are recomputed
-SCORING_VERSION = 3
+SCORING_VERSION = 4
 
 
 def utility_scores(X: np.ndarray, y: np.ndarray | None, *, seed: int = 0) -> dict[str, float]:
@@ -64,6 +64,30 @@ def train_on_release_accuracy(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, y_t
     sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
     clf = KNeighborsClassifier(min(k, len(B))).fit((B - mu) / sd, np.asarray(y_b).astype(str))
     return 100.0 * float((clf.predict((T - mu) / sd) == np.asarray(y_t).astype(str)).mean())
+
+
+def train_on_release_logreg(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, y_t: np.ndarray,
+                            numeric: np.ndarray | None = None) -> float:
+    """Logistic regression trained on a release and tested on real records the release did not contain (%).
+
+    The usual protocol for released microdata: standardised numbers (with the release's own statistics) and
+    one-hot categories as they are. ``numeric`` are the columns to standardise (default: all of them).
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    cols = np.arange(B.shape[1]) if numeric is None else np.asarray(numeric, dtype=int)
+    B, T = B.copy(), T.copy()
+    if cols.size:
+        mu = B[:, cols].mean(axis=0)
+        sd = B[:, cols].std(axis=0, ddof=1)
+        sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
+        B[:, cols] = (B[:, cols] - mu) / sd
+        T[:, cols] = (T[:, cols] - mu) / sd
+    labels = np.asarray(y_b).astype(str)
+    if len(np.unique(labels)) < 2:  # a release with one class left: the model predicts it
+        return 100.0 * float((np.asarray(y_t).astype(str) == labels[0]).mean())
+    clf = LogisticRegression(max_iter=2000).fit(B, labels)
+    return 100.0 * float((clf.predict(T) == np.asarray(y_t).astype(str)).mean())
 
 
 def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray) -> dict[str, Any]:
@@ -167,6 +191,7 @@ def score_candidate(
     categories: np.ndarray | None = None,
     holdout: tuple[np.ndarray, np.ndarray] | None = None,
     seed_known: bool = False,
+    codec: Any = None,
 ) -> dict[str, Any]:
     """Release ``X`` with one candidate and score it. Runs in a worker process; returns plain data.
 
@@ -175,6 +200,10 @@ def score_candidate(
     ``categories`` are the passed-through columns (label included) that reach the release unchanged.
     ``holdout`` (train rows, test rows): the candidate is also fitted on the train rows alone and a k-NN
     classifier trained on that release is tested on the real test rows (``tstr_knn_pct``).
+
+    With a ``codec`` (a whole table), ``X`` is its design matrix. Each release is decoded into the table it
+    publishes (types, ranges, categories) and scored as published: utility on its re-encoded design, value
+    measures and attacks on its numbers in their units, with its categorical columns beside them.
     """
     import warnings
 
@@ -190,7 +219,18 @@ def score_candidate(
         B, _ = perturb_array(X, mech, preprocess=preprocess, y=y)
     if B.shape != X.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
-    value = value_metrics(X, B)
+    X_att, B_att, cats_o, cats_r = X, B, categories, categories
+    if codec is not None:
+        # scored as published: decoded (rounded, clipped, categories chosen) and re-encoded
+        B = codec.encode(codec.decode(B, rng=draws(key_seed, seed, 1)))
+        original, published = codec.decode(X), codec.decode(B)
+        if codec.numeric_names:
+            X_att, B_att = codec.numbers(original), codec.numbers(published)
+            columns = codec.numeric_names
+        side = np.zeros((X.shape[0], 0), dtype=object) if categories is None else categories
+        cats_o = np.column_stack([codec.categories(original), side])
+        cats_r = np.column_stack([codec.categories(published), side])
+    value = value_metrics(X_att, B_att)
     util = utility_scores(B, y, seed=seed)
     util["neighbour_pct"] = neighbour_preservation(X, B, seed=seed)
     linked = None
@@ -200,14 +240,23 @@ def score_candidate(
             warnings.simplefilter("ignore")
             mech_t = registry.build(method, params, random_state=seed if key_seed is None else key_seed)
             B_t, _ = perturb_array(X[train], mech_t, preprocess=preprocess, y=y[train])
+        if codec is not None:
+            B_t = codec.encode(codec.decode(B_t, rng=draws(key_seed, seed, 2)))
         util["tstr_knn_pct"] = train_on_release_accuracy(B_t, y[train], X[test], y[test])
-        linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
+        util["tstr_logreg_pct"] = train_on_release_logreg(
+            B_t, y[train], X[test], y[test], None if codec is None else codec.numeric_index_)
+        if codec is not None and B_t.shape == X[train].shape:
+            B_t_att = codec.numbers(codec.decode(B_t)) if codec.numeric_names else B_t
+            linked = linked_value_disclosure(X_att[train], B_t_att, X_att[test])
+        else:
+            linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
-    cats = None if categories is None or categories.shape[1] == 0 else (categories, categories)
+    cats = None if cats_o is None or cats_o.shape[1] == 0 else (cats_o, cats_r)
     # the attacker knows the mechanism and its parameters (Kerckhoffs); a key drawn from OS entropy is beyond
     # any seed scan, so the seed search runs only when the seed was chosen by the user
     mechanism = {"method": method, "params": params, "preprocess": preprocess, "y": y}
-    results = [r.to_dict() for r in run_attacks_named(X, B, threat, random_state=seed, n_seeds=1, columns=columns,
+    results = [r.to_dict() for r in run_attacks_named(X_att, B_att, threat, random_state=seed, n_seeds=1,
+                                                        columns=columns,
                                                         categories=cats, mechanism=mechanism,
                                                         seed_scan=1000 if seed_known else 0)]
     attacks = [_scalar_items(r) for r in results]
@@ -230,3 +279,8 @@ def score_candidate(
         "risk": risk,
         "seconds": time.perf_counter() - t0,
     }
+
+
+def draws(key_seed: object, seed: int, stream: int) -> np.random.Generator:
+    """The categorical draws of a decoded release: from the release key (the evaluation seed without one)."""
+    return np.random.default_rng([int(seed if key_seed is None else key_seed), stream])  # type: ignore[call-overload]

@@ -10,6 +10,8 @@ import numpy as np
 __all__ = ["summary_text", "plot_data"]
 
 _OBJECTIVE_NAMES = {"tstr_knn_pct": "k-NN trained on the release and tested on real held-out records",
+                    "tstr_logreg_pct": "logistic regression trained on the release and tested on real held-out "
+                                       "records",
                     "knn_pct": "k-NN accuracy", "svm_pct": "SVM accuracy", "kmeans_pct": "K-means accuracy",
                     "neighbour_pct": "nearest-neighbour preservation"}
 
@@ -46,9 +48,10 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     link = next((a for a in (chosen or {}).get("attacks", []) if a.get("attack") == "linkage"), None)
     det = (link or {}).get("details", {})
     if "unique_share" in det:
-        lines.append(f"The columns that reach the release unchanged (the label and passed-through columns) single out "
-                     f"{det['unique_share']:.1%} of the records; the smallest group sharing their values has "
-                     f"{det['k_anonymity']} record(s) (k-anonymity).")
+        which = ("The released categorical columns and the label" if record.get("whole_table") else
+                 "The columns that reach the release unchanged (the label and passed-through columns)")
+        lines.append(f"{which} single out {det['unique_share']:.1%} of the records; the smallest group sharing their "
+                     f"values has {det['k_anonymity']} record(s) (k-anonymity).")
     if record.get("formula_cells"):
         f = record["formula_cells"]
         cols = ", ".join(f"'{k}' ({v})" for k, v in f["columns"].items())
@@ -65,7 +68,7 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     if orig is not None:
         line = f"{name}: {ch['utility'][obj]:.1f} % on the release vs {orig:.1f} % on the original"
         maj = record["original_utility"].get("majority_pct")
-        if obj == "tstr_knn_pct" and maj is not None and orig > maj:
+        if obj in ("tstr_knn_pct", "tstr_logreg_pct") and maj is not None and orig > maj:
             kept = (ch["utility"][obj] - maj) / (orig - maj)
             line += f" (majority class {maj:.1f} %: the release keeps {kept:.0%} of the signal above it)"
         lines.append(line + ".")

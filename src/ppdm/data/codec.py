@@ -1,0 +1,231 @@
+"""A whole table as one numeric design matrix, and a released design matrix back as a table of the same types.
+
+Every mechanism works on numbers. The codec turns the perturbed columns of a mixed table into a matrix in
+which distances mean the same for every type: numbers (continuous, integer, dates as days) are z-scored
+with the table's observed statistics, and each categorical column becomes one-hot indicators weighted
+``1/sqrt(2)``, so that two different categories are as far apart as one standard deviation. Gaps are filled
+for the mechanism (the median of a number, the most frequent category) and put back afterwards.
+
+Decoding is post-processing of a released matrix: numbers are mapped back to their units, integers rounded,
+every number kept within the column's original range, dates written as dates, and each categorical block
+read as the category with the largest released indicator, so a released category is always one of the
+original's. Attacks see the decoded, published table (re-encoded with :meth:`TableCodec.encode`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ppdm.data.columns import ColumnInfo, parse_dates
+from ppdm.exceptions import InputError
+
+__all__ = ["TableCodec", "mask_gaps"]
+
+_ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
+_DAY = np.timedelta64(1, "D")
+
+
+@dataclass
+class _Numeric:
+    name: str
+    kind: str  # continuous | integer | date
+    mean: float
+    sd: float
+    lo: float
+    hi: float
+    fill: float
+    date_format: str | None = None
+
+
+@dataclass
+class _Categorical:
+    name: str
+    categories: list[str]
+    fill: str
+    values: dict[str, object] = field(default_factory=dict)  # category text -> the original cell value
+
+
+def _numbers(s: pd.Series, kind: str) -> np.ndarray:
+    from ppdm.data.schema import parse_numbers
+
+    if kind == "date":
+        stamps = s if pd.api.types.is_datetime64_any_dtype(s) else parse_dates(s.where(s.notna(), None))
+        days = (stamps - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+        return days.to_numpy(dtype=np.float64, na_value=np.nan)
+    if pd.api.types.is_numeric_dtype(s):
+        return s.to_numpy(dtype=np.float64, na_value=np.nan)
+    return parse_numbers(s).to_numpy(dtype=np.float64)
+
+
+def _date_format(s: pd.Series) -> str | None:
+    text = s.dropna().astype(str).str.strip()
+    if text.empty:
+        return "%Y-%m-%d"
+    if text.str.fullmatch(r"\d{4}-\d{2}-\d{2}").all():
+        return "%Y-%m-%d"
+    if text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}").all():
+        return "%m/%d/%Y"
+    return None  # timestamps with times: ISO 8601
+
+
+class TableCodec:
+    """Encode the perturbed columns of a table as a design matrix, and decode a released one.
+
+    Parameters
+    ----------
+    infos : sequence of ColumnInfo
+        The columns (:func:`ppdm.data.columns.infer_columns`); those treated as ``perturbed`` are encoded.
+    """
+
+    def __init__(self, infos: Sequence[ColumnInfo]) -> None:
+        self.infos = [i for i in infos if i.treatment == "perturbed"]
+        if not self.infos:
+            raise InputError("no column to release; check --id/--label/--drop and the column roles")
+
+    # -- fitting ---------------------------------------------------------------------------------
+
+    def fit(self, df: pd.DataFrame) -> TableCodec:
+        self.numeric_: list[_Numeric] = []
+        self.categorical_: list[_Categorical] = []
+        for info in self.infos:
+            s = df[info.name]
+            if info.type in ("continuous", "integer", "date"):
+                v = _numbers(s, info.type)
+                obs = v[np.isfinite(v)]
+                if obs.size == 0:
+                    raise InputError(f"column '{info.name}' has no value to release; drop it (--drop '{info.name}')")
+                sd = float(obs.std(ddof=1)) if obs.size > 1 else 0.0
+                self.numeric_.append(_Numeric(info.name, info.type, float(obs.mean()), sd if sd > 0 else 1.0,
+                                              float(obs.min()), float(obs.max()), float(np.median(obs)),
+                                              _date_format(s) if info.type == "date" else None))
+            else:
+                obs = s.dropna()
+                text = obs.astype(str)
+                if text.empty:
+                    raise InputError(f"column '{info.name}' has no value to release; drop it (--drop '{info.name}')")
+                counts = text.value_counts()
+                cats = sorted(counts.index)
+                values = dict(zip(text, obs, strict=True))
+                self.categorical_.append(_Categorical(info.name, cats, str(counts.index[0]), values))
+        self.numeric_index_ = np.arange(len(self.numeric_))
+        offsets = np.cumsum([len(self.numeric_)] + [len(c.categories) for c in self.categorical_])
+        self.blocks_ = [np.arange(a, b) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        self.width_ = int(offsets[-1])
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        """The perturbed columns, numbers first, then categories (the design's column groups)."""
+        return [n.name for n in self.numeric_] + [c.name for c in self.categorical_]
+
+    @property
+    def numeric_names(self) -> list[str]:
+        return [n.name for n in self.numeric_]
+
+    @property
+    def categorical_names(self) -> list[str]:
+        return [c.name for c in self.categorical_]
+
+    # -- encoding --------------------------------------------------------------------------------
+
+    def missing(self, df: pd.DataFrame) -> dict[str, np.ndarray]:
+        """Where each perturbed column has a gap (a boolean mask per column with any)."""
+        out = {}
+        for c in self.names:
+            s = df[c]
+            m = s.isna().to_numpy()
+            if c in self.numeric_names:
+                m |= ~np.isfinite(_numbers(s, self._num(c).kind))
+            if m.any():
+                out[c] = m
+        return out
+
+    def numbers(self, df: pd.DataFrame) -> np.ndarray:
+        """The numeric columns in their units (dates as days), gaps filled with the column's median."""
+        cols = []
+        for n in self.numeric_:
+            v = _numbers(df[n.name], n.kind)
+            cols.append(np.where(np.isfinite(v), v, n.fill))
+        return np.column_stack(cols) if cols else np.zeros((len(df), 0))
+
+    def categories(self, df: pd.DataFrame) -> np.ndarray:
+        """The categorical columns as text (gaps filled with the most frequent category)."""
+        cols = [df[c.name].astype(str).where(df[c.name].notna(), c.fill).to_numpy(dtype=object)
+                for c in self.categorical_]
+        return np.column_stack(cols) if cols else np.zeros((len(df), 0), dtype=object)
+
+    def encode(self, df: pd.DataFrame) -> np.ndarray:
+        """The design matrix: z-scored numbers, then weighted one-hot blocks."""
+        X = np.zeros((len(df), self.width_))
+        if self.numeric_:
+            mu = np.array([n.mean for n in self.numeric_])
+            sd = np.array([n.sd for n in self.numeric_])
+            X[:, self.numeric_index_] = (self.numbers(df) - mu) / sd
+        cats = self.categories(df)
+        for j, (c, block) in enumerate(zip(self.categorical_, self.blocks_, strict=True)):
+            pos = pd.Index(c.categories).get_indexer(cats[:, j])
+            # a category the codec did not see (a later table) matches none of the indicators
+            rows = np.flatnonzero(pos >= 0)
+            X[rows, block[pos[rows]]] = _ONE_HOT_WEIGHT
+        return X
+
+    # -- decoding --------------------------------------------------------------------------------
+
+    def decode(self, B: np.ndarray, rng: np.random.Generator | None = None) -> pd.DataFrame:
+        """A released design matrix as the perturbed columns, in their types, units and ranges.
+
+        Each categorical block becomes one category: the one with the largest released indicator, or, with
+        ``rng``, one drawn with probability proportional to the positive indicators (a row of group shares,
+        as microaggregation releases, then keeps its group's mix of categories instead of the group's most
+        frequent one). The draws are part of the release's key.
+        """
+        B = np.asarray(B, dtype=np.float64)
+        if B.ndim != 2 or B.shape[1] != self.width_:
+            raise InputError(f"a released design has {self.width_} columns; got {B.shape}")
+        out: dict[str, object] = {}
+        for j, n in enumerate(self.numeric_):
+            v = np.clip(B[:, j] * n.sd + n.mean, n.lo, n.hi)
+            if n.kind in ("integer", "date"):
+                v = np.clip(np.round(v), np.ceil(n.lo), np.floor(n.hi))
+            if n.kind == "integer":
+                out[n.name] = v.astype(np.int64)
+            elif n.kind == "date":
+                stamps = pd.Series(np.datetime64("1970-01-01") + v.astype(np.int64) * _DAY)
+                out[n.name] = stamps.dt.strftime(n.date_format) if n.date_format else stamps.dt.strftime("%Y-%m-%d")
+            else:
+                out[n.name] = v
+        for c, block in zip(self.categorical_, self.blocks_, strict=True):
+            pick = np.asarray(c.categories, dtype=object)[_choose(B[:, block], rng)]
+            out[c.name] = pd.Series(pick).map(c.values).to_numpy(dtype=object)
+        return pd.DataFrame(out, index=range(B.shape[0]))[[i.name for i in self.infos]]
+
+    def _num(self, name: str) -> _Numeric:
+        return next(n for n in self.numeric_ if n.name == name)
+
+
+def _choose(block: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+    """Index of the category of each row: the largest indicator, or a draw weighted by the positive ones."""
+    if rng is None:
+        return np.argmax(block, axis=1)
+    w = np.clip(block, 0.0, None)
+    total = w.sum(axis=1, keepdims=True)
+    # a row with no positive indicator falls back to its largest one
+    w = np.where(total > 0, w / np.where(total > 0, total, 1.0), np.eye(block.shape[1])[np.argmax(block, axis=1)])
+    u = rng.random((block.shape[0], 1))
+    return np.minimum((np.cumsum(w, axis=1) < u).sum(axis=1), block.shape[1] - 1)
+
+
+def mask_gaps(released: pd.DataFrame, gaps: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Put the original's gaps back: a published gap stays a gap, at the same row."""
+    out = released.copy()
+    for c, m in gaps.items():
+        if c in out.columns and m.any():
+            col = out[c].astype(object) if out[c].dtype.kind in "iub" else out[c]
+            col = col.copy()
+            col[m] = np.nan
+            out[c] = col
+    return out

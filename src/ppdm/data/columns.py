@@ -1,0 +1,144 @@
+"""Column types and roles of a whole table: what each column is, what it is for, and what a release does to it.
+
+Types: ``continuous`` and ``integer`` numbers, ``categorical`` and ``boolean`` values, ``date`` (text that
+parses as dates), ``text`` (free text: nearly every value distinct). Roles: ``identifier``,
+``quasi-identifier`` (what an attacker may know of a person), ``sensitive``, ``label`` (the class analysts
+predict) and ``other``. Free text and identifiers never reach a release as they are: text is dropped and an
+identifier becomes a keyed pseudonym.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.exceptions import InputError
+
+__all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_whole_table"]
+
+TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text")
+ROLES = ("identifier", "quasi-identifier", "sensitive", "label", "other", "drop")
+
+# ISO dates (2015-01-31, optionally with a time) and the two common day-first / month-first forms
+_DATE = r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{4}"
+_TEXT_DISTINCT = 0.5  # a text column whose values are this distinct (and many) is free text, not categories
+_TEXT_MIN_VALUES = 50
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One column: its type, its role, and what the release does with it (``treatment``)."""
+
+    name: str
+    type: str
+    role: str
+    treatment: str
+    n_missing: int = 0
+    n_distinct: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _is_integral(v: np.ndarray) -> bool:
+    return bool(v.size) and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.round(v)))
+
+
+def _type_of(s: pd.Series) -> str:
+    from ppdm.data.schema import parse_numbers
+
+    vals = s.dropna()
+    if pd.api.types.is_bool_dtype(s):
+        return "boolean"
+    if pd.api.types.is_datetime64_any_dtype(s):
+        return "date"
+    if pd.api.types.is_numeric_dtype(s):
+        return "integer" if _is_integral(vals.to_numpy(dtype=np.float64)) else "continuous"
+    if len(vals) == 0:
+        return "categorical"
+    text = vals.astype(str).str.strip()
+    nums = parse_numbers(text)
+    if nums.notna().all():
+        return "integer" if _is_integral(nums.to_numpy()) else "continuous"
+    if text.str.fullmatch(_DATE).mean() >= 0.95 and parse_dates(text).notna().mean() >= 0.95:
+        return "date"
+    distinct = text.nunique()
+    if set(text.str.lower().unique()) <= {"true", "false"}:
+        return "boolean"
+    if distinct >= _TEXT_MIN_VALUES and distinct > _TEXT_DISTINCT * len(text):
+        return "text"
+    return "categorical"
+
+
+def parse_dates(s: pd.Series) -> pd.Series:
+    """Text as timestamps (NaT where a cell is no date); ISO first, then month-first with slashes."""
+    text = s.astype(str).str.strip()
+    out = pd.to_datetime(text, errors="coerce", format="ISO8601")
+    slash = out.isna() & text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}")
+    if slash.any():
+        out[slash] = pd.to_datetime(text[slash], errors="coerce", format="%m/%d/%Y")
+    return out
+
+
+def parse_roles(spec: str | Mapping[str, str] | None) -> dict[str, str]:
+    """``--roles "age=quasi-identifier,diagnosis=sensitive,notes=drop"`` (or a mapping) as a dict."""
+    if spec is None:
+        return {}
+    items = spec.items() if isinstance(spec, Mapping) else (
+        tuple(p.strip() for p in part.split("=", 1)) for part in spec.split(",") if part.strip())
+    out = {}
+    for item in items:
+        if len(item) != 2 or not item[0] or not item[1]:
+            raise InputError(f"--roles takes COLUMN=ROLE pairs separated by commas; got '{'='.join(item)}'")
+        col, role = item
+        role = role.strip().lower().replace("_", "-")
+        aliases = {"qi": "quasi-identifier", "id": "identifier", "quasi": "quasi-identifier"}
+        role = aliases.get(role, role)
+        if role not in ROLES:
+            raise InputError(f"--roles: '{role}' for column '{col}' is not a role; use one of {', '.join(ROLES)}")
+        out[str(col)] = role
+    return out
+
+
+def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None = None,
+                  drop: Sequence[str] = (), roles: Mapping[str, str] | None = None) -> list[ColumnInfo]:
+    """Type, role and treatment of every column, in table order (overrides from ``roles``)."""
+    roles = dict(roles or {})
+    unknown = [c for c in roles if c not in df.columns]
+    if unknown:
+        raise InputError(f"--roles names column '{unknown[0]}', which the table does not have; check the name")
+    out = []
+    for c in map(str, df.columns):
+        s = df[c]
+        kind = _type_of(s)
+        role = roles.get(c)
+        if c == id:
+            role, treatment = "identifier", "replaced by keyed pseudonyms (rows shuffled)"
+        elif c == label:
+            role, treatment = "label", "released as it is (the class analysts predict)"
+        elif c in drop or role == "drop":
+            role, treatment = "other", "dropped (asked for)"
+        elif role == "identifier":
+            treatment = "dropped (an identifier; name it with --id to publish pseudonyms)"
+        elif kind == "text":
+            role, treatment = role or "other", "dropped (free text)"
+        else:
+            role = role or "quasi-identifier"
+            treatment = "perturbed"
+        out.append(ColumnInfo(c, kind, role, treatment, int(s.isna().sum()), int(s.nunique(dropna=True))))
+    return out
+
+
+def is_whole_table(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> bool:
+    """True when the table needs the whole-table release: categories, dates or gaps among its columns."""
+    kept = [i for i in infos if i.treatment == "perturbed"]
+    if any(i.type in ("categorical", "boolean", "date") for i in kept):
+        return True
+    if any(i.n_missing for i in kept):
+        return True
+    # numbers the reader kept as text (beyond 64-bit integers) are numbers: the numeric path reads them
+    return False

@@ -1,0 +1,104 @@
+"""Whole tables: column types and roles, and the codec between a mixed table and one design matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdm.data.codec import TableCodec, mask_gaps
+from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
+from ppdm.exceptions import InputError
+
+
+def _table(n: int = 200, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "pid": np.arange(1, n + 1),
+        "age": rng.integers(18, 90, n),
+        "income": rng.lognormal(10, 1, n),
+        "sex": rng.choice(["F", "M"], n),
+        "city": rng.choice(["Leeds", "York", "Hull", "Bath"], n, p=[0.4, 0.3, 0.2, 0.1]),
+        "visit": (pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, 3000, n), unit="D")
+                  ).strftime("%Y-%m-%d"),
+        "note": [f"free text number {i} about the visit" for i in range(n)],
+        "smoker": rng.choice([True, False], n),
+        "class": rng.choice(["a", "b"], n),
+    })
+    return df
+
+
+def test_types_and_roles_are_inferred() -> None:
+    infos = {i.name: i for i in infer_columns(_table(), id="pid", label="class")}
+    assert {k: v.type for k, v in infos.items()} == {
+        "pid": "integer", "age": "integer", "income": "continuous", "sex": "categorical", "city": "categorical",
+        "visit": "date", "note": "text", "smoker": "boolean", "class": "categorical"}
+    assert infos["pid"].role == "identifier" and infos["class"].role == "label"
+    assert infos["note"].treatment.startswith("dropped") and infos["age"].role == "quasi-identifier"
+
+
+def test_roles_override_and_bad_roles_are_one_line_errors() -> None:
+    roles = parse_roles("city=sensitive, age=qi, income=drop")
+    infos = {i.name: i for i in infer_columns(_table(), id="pid", label="class", roles=roles)}
+    assert infos["city"].role == "sensitive" and infos["city"].treatment == "perturbed"
+    assert infos["income"].treatment == "dropped (asked for)"
+    with pytest.raises(InputError, match="not a role"):
+        parse_roles("city=secret")
+    with pytest.raises(InputError, match="does not have"):
+        infer_columns(_table(), roles={"nope": "drop"})
+
+
+def test_numeric_tables_take_the_numeric_path() -> None:
+    df = _table()[["age", "income", "class"]]
+    assert not is_whole_table(df, infer_columns(df, label="class"))
+    assert is_whole_table(_table(), infer_columns(_table(), id="pid", label="class"))
+
+
+def test_codec_round_trip_is_exact_on_the_original() -> None:
+    df = _table()
+    codec = TableCodec(infer_columns(df, id="pid", label="class")).fit(df)
+    back = codec.decode(codec.encode(df))
+    for c in ("age", "sex", "city", "visit", "smoker"):
+        assert (back[c].astype(str) == df[c].astype(str)).all(), c
+    assert np.allclose(back["income"], df["income"])
+    assert "note" not in back.columns
+
+
+def test_decoded_releases_keep_types_ranges_and_categories() -> None:
+    df = _table()
+    codec = TableCodec(infer_columns(df, id="pid", label="class")).fit(df)
+    X = codec.encode(df)
+    noisy = X + np.random.default_rng(1).normal(0, 3.0, X.shape)  # far outside every range
+    for rng in (None, np.random.default_rng(2)):
+        out = codec.decode(noisy, rng=rng)
+        assert out["age"].dtype.kind == "i" and out["age"].between(df["age"].min(), df["age"].max()).all()
+        assert out["income"].between(df["income"].min(), df["income"].max()).all()
+        assert set(out["city"]) <= set(df["city"]) and set(out["sex"]) <= set(df["sex"])
+        assert set(out["smoker"]) <= {True, False}
+        days = pd.to_datetime(out["visit"], format="%Y-%m-%d")
+        assert days.min() >= pd.Timestamp(df["visit"].min()) and days.max() <= pd.Timestamp(df["visit"].max())
+
+
+def test_draws_follow_the_released_shares() -> None:
+    df = pd.DataFrame({"c": ["x", "y", "z"] * 100, "v": np.arange(300.0)})
+    codec = TableCodec(infer_columns(df)).fit(df)
+    B = np.zeros((20_000, codec.width_))
+    B[:, codec.blocks_[0]] = [0.6, 0.3, 0.1]  # every row released as group shares 60/30/10
+    got = codec.decode(B, rng=np.random.default_rng(3))["c"].value_counts(normalize=True)
+    assert got["x"] == pytest.approx(0.6, abs=0.02) and got["z"] == pytest.approx(0.1, abs=0.02)
+    assert (codec.decode(B)["c"] == "x").all()  # without draws: the largest share
+
+
+def test_gaps_are_filled_for_the_mechanism_and_put_back() -> None:
+    df = _table()
+    df.loc[[3, 7], "age"] = np.nan
+    df.loc[[5], "city"] = np.nan
+    df.loc[[9], "visit"] = np.nan
+    codec = TableCodec(infer_columns(df, id="pid", label="class")).fit(df)
+    X = codec.encode(df)
+    assert np.isfinite(X).all()
+    gaps = codec.missing(df)
+    assert {c: list(np.flatnonzero(m)) for c, m in gaps.items()} == {"age": [3, 7], "city": [5], "visit": [9]}
+    out = mask_gaps(codec.decode(X), gaps)
+    assert out["age"].isna().sum() == 2 and pd.isna(out.loc[5, "city"]) and pd.isna(out.loc[9, "visit"])
+    assert out.loc[0, "age"] == df.loc[0, "age"]
