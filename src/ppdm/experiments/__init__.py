@@ -12,6 +12,7 @@ from ppdm.experiments import (
     wang2008,
     wang2008_nmf,
     wang2008_stream,
+    wang2008_wdbc,
 )
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
@@ -26,6 +27,11 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("wang2008-appendix-h", "sparsified SVD on WDBC (Appendix H1-H9)", wang2008.appendix_h),
         Reproduction("wang2008-table-3-7", "sweep statistics incl. random baselines on WDBC (Table 3.7)",
                      wang2008.table_3_7, slow=True),
+        Reproduction("wang2008-tables-3-2-3-3-3-5",
+                     "mining-accuracy statistics of thin SVD, noise, projections on WDBC (Tables 3.2, 3.3, 3.5; "
+                     "Figs 3.6-3.9)", wang2008_wdbc.tables_3_2_3_3_3_5, slow=True),
+        Reproduction("wang2008-tables-3-6-6-2", "seven methods on WDBC at similar RE (Tables 3.6, 6.2)",
+                     wang2008_wdbc.tables_3_6_6_2),
         Reproduction("wang2008-table-3-8", "WBC thin SVD k = 7 (Tables 3.8 / 4.8)", wang2008.table_3_8),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
         Reproduction("alotaibi2015-table-5-11", "k-NN Friedman ranks (Table 5.11)", alotaibi2015_utility.table_5_11),
