@@ -13,6 +13,7 @@ from ppdm.experiments import (
     wang2008_nmf,
     wang2008_stream,
     wang2008_wdbc,
+    xu2006,
 )
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
@@ -33,6 +34,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("wang2008-tables-3-6-6-2", "seven methods on WDBC at similar RE (Tables 3.6, 6.2)",
                      wang2008_wdbc.tables_3_6_6_2),
         Reproduction("wang2008-table-3-8", "WBC thin SVD k = 7 (Tables 3.8 / 4.8)", wang2008.table_3_8),
+        Reproduction("wang2008-table-3-9", "ORG: original, UD, ND, SVD k = 20 rows (Table 3.9)", xu2006.table_3_9),
+        Reproduction("xu2006-table-1", "SVD, SSVD, UD, ND on the synthetic 2000 x 100 set (Xu et al. Table 1)",
+                     xu2006.table_1, slow=True),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
         Reproduction("alotaibi2015-table-5-11", "k-NN Friedman ranks (Table 5.11)", alotaibi2015_utility.table_5_11),
         Reproduction("alotaibi2015-table-5-12", "linear SVM Friedman ranks (Table 5.12)",
