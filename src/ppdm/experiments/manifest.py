@@ -142,11 +142,11 @@ _WANG2008 = (
        reason="the toy generator is not given; needs a stand-in"),
     _e(_W, "Table 4.5", "Algorithm 7: NMF-based modification", _N, reason=_ALG),
     _e(_W, "Table 4.6", "projected-gradient vs multiplicative NMF on WBC", _R, "wang2008-table-4-6"),
-    _e(_W, "Table 4.7", "projected-gradient NMF on WBC against the dimension", _O, reason="no reproduction yet"),
-    _e(_W, "Fig. 4.3", "sparseness of NMF basis and factor vectors on WBC", _O, reason="no reproduction yet"),
+    _e(_W, "Table 4.7", "projected-gradient NMF on WBC against the dimension", _R, "wang2008-table-4-7-figs-4-3-4-4"),
+    _e(_W, "Fig. 4.3", "sparseness of NMF basis and factor vectors on WBC", _R, "wang2008-table-4-7-figs-4-3-4-4"),
     _e(_W, "Table 4.8", "modification strategies on WBC", _P, ("wang2008-table-4-8", "wang2008-table-3-8"),
        "the sparsified-NMF thresholds and noise parameters are not reported"),
-    _e(_W, "Fig. 4.4", "sensitivity of NMF performance to the dimension", _O, reason="no reproduction yet"),
+    _e(_W, "Fig. 4.4", "sensitivity of NMF performance to the dimension", _R, "wang2008-table-4-7-figs-4-3-4-4"),
     _e(_W, "Fig. 5.1", "IRIS cluster distribution and property matrices", _R, "wang2008-iris-clustering"),
     _e(_W, "Table 5.1", "six external perturbation methods", _N, reason=_ALG),
     _e(_W, "Fig. 5.2", "process of dual privacy protection", _N, reason=_ILL),
@@ -157,7 +157,7 @@ _WANG2008 = (
     _e(_W, "Table 5.2", "mutual information, entropy distortion, K-means accuracy on IRIS", _R,
        "wang2008-table-5-2"),
     _e(_W, "Sec. 5.4.2-5.4.4", "membership and relationship hiding tests on IRIS", _R, "wang2008-iris-hiding"),
-    _e(_W, "Table 6.1", "computation times of four hiding methods, 3000 x 3000", _O, reason="no reproduction yet"),
+    _e(_W, "Table 6.1", "computation times of four hiding methods, 3000 x 3000", _R, "wang2008-table-6-1"),
     _e(_W, "Table 6.2", "five methods on WDBC", _P, "wang2008-tables-3-6-6-2",
        "SVMlight's C and folds are not reported: the SVM column is shown, not checked"),
     _e(_W, "Table 6.3", "incremental vs Lanczos SVD, 10000 x 1000", _R, "wang2008-table-6-3"),
@@ -278,7 +278,8 @@ _XU2006 = (
 )
 
 _WANG2008GRC = (
-    _e(_G, "Table 1", "computation times of four hiding methods", _O, reason=_SEE + "dissertation Table 6.1"),
+    _e(_G, "Table 1", "computation times of four hiding methods (= dissertation Table 6.1)", _R,
+       "wang2008-table-6-1"),
     _e(_G, "Table 2", "five methods on WDBC (= dissertation Table 6.2)", _P, "wang2008-tables-3-6-6-2",
        "SVMlight's C and folds are not reported: the SVM column is shown, not checked"),
     _e(_G, "Table 3", "incremental vs Lanczos SVD, 10000 x 1000", _R, "wang2008-table-6-3"),
