@@ -283,7 +283,7 @@ def _evaluate_dask(original: str, release: str, *, id: str | None, label: str | 
 def reproduce(
     table: Annotated[str | None, typer.Argument(help="Reproduction id (see --list).")] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the available reproductions.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the cells as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the cells (or coverage, or summary) as JSON.")] = False,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Directory for the reproduction's tidy tables (CSV) and figures (PNG), where it has any.")
     ] = None,
@@ -291,20 +291,53 @@ def reproduce(
         "--data-dir", help="Directory of extra data sets (<name>.csv, class last) for reproductions that use them.")
     ] = None,
     trials: Annotated[int | None, typer.Option("--trials", help="Trials per cell, for randomised sweeps.")] = None,
+    coverage: Annotated[bool, typer.Option(
+        "--coverage", help="Show every result table and figure of the source documents with its reproduction "
+        "or the reason it has none.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Run every reproduction and print one summary table.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="With --all: only the reproductions not marked slow.")
+                     ] = False,
     force: ForceOpt = False,
 ) -> None:
     """Recompute a published table and compare it cell by cell (exit 1 when a deterministic cell fails)."""
-    from ppdm.exceptions import OutputError
+    from ppdm.exceptions import OutputError, ParameterError
     from ppdm.experiments import REPRODUCTIONS, run_reproduction
 
-    if list_ or table is None:
+    if coverage:
+        from ppdm.experiments.runner import coverage_json, coverage_table
+
+        if as_json:
+            print(json.dumps(coverage_json(), indent=2))
+        else:
+            _console().print(coverage_table())
+        return
+    if quick and not all_:
+        raise ParameterError("--quick selects a subset of --all; give both")
+    if all_ and table is not None:
+        raise ParameterError("give a reproduction id or --all, not both")
+    if list_ or (table is None and not all_):
         c = _console()
         for k, r in REPRODUCTIONS.items():
-            c.print(f"[bold]{k}[/]  {r.title}")
+            c.print(f"[bold]{k}[/]  {r.title}" + ("  [dim](slow)[/]" if r.slow else ""))
         return
     if out is not None and not out.is_dir():
         raise OutputError(f"output directory '{out}' does not exist; create it first")
-    report = run_reproduction(table, data_dir=data_dir, trials=trials)
+    if all_:
+        from ppdm.experiments.runner import run_with_progress, select, summary_table
+
+        c = _console()
+        summaries = run_with_progress(
+            select(quick), console=c, show=not as_json, data_dir=data_dir, trials=trials,
+            on_report=None if out is None else (
+                lambda rep: _write_artifacts(rep, out, force) if rep.tables or rep.figures else None))
+        if as_json:
+            print(json.dumps([s.to_dict() for s in summaries], indent=2))
+        else:
+            c.print(summary_table(summaries))
+        if not all(s.passed for s in summaries):
+            raise typer.Exit(1)
+        return
+    report = run_reproduction(table, data_dir=data_dir, trials=trials)  # type: ignore[arg-type]
     if out is not None:
         _write_artifacts(report, out, force)
     if as_json:

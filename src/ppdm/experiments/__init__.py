@@ -11,7 +11,10 @@ from ppdm.experiments import (
     alotaibi2015_utility,
     wang2008,
     wang2008_nmf,
+    wang2008_perf,
     wang2008_stream,
+    wang2008_wdbc,
+    xu2006,
 )
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
@@ -26,7 +29,15 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("wang2008-appendix-h", "sparsified SVD on WDBC (Appendix H1-H9)", wang2008.appendix_h),
         Reproduction("wang2008-table-3-7", "sweep statistics incl. random baselines on WDBC (Table 3.7)",
                      wang2008.table_3_7, slow=True),
+        Reproduction("wang2008-tables-3-2-3-3-3-5",
+                     "mining-accuracy statistics of thin SVD, noise, projections on WDBC (Tables 3.2, 3.3, 3.5; "
+                     "Figs 3.6-3.9)", wang2008_wdbc.tables_3_2_3_3_3_5, slow=True),
+        Reproduction("wang2008-tables-3-6-6-2", "seven methods on WDBC at similar RE (Tables 3.6, 6.2)",
+                     wang2008_wdbc.tables_3_6_6_2),
         Reproduction("wang2008-table-3-8", "WBC thin SVD k = 7 (Tables 3.8 / 4.8)", wang2008.table_3_8),
+        Reproduction("wang2008-table-3-9", "ORG: original, UD, ND, SVD k = 20 rows (Table 3.9)", xu2006.table_3_9),
+        Reproduction("xu2006-table-1", "SVD, SSVD, UD, ND on the synthetic 2000 x 100 set (Xu et al. Table 1)",
+                     xu2006.table_1, slow=True),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
         Reproduction("alotaibi2015-table-5-11", "k-NN Friedman ranks (Table 5.11)", alotaibi2015_utility.table_5_11),
         Reproduction("alotaibi2015-table-5-12", "linear SVM Friedman ranks (Table 5.12)",
@@ -43,6 +54,11 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      wang2008_nmf.table_5_2),
         Reproduction("wang2008-table-4-6", "Lin PG vs multiplicative NMF on WBC, K = 7 (Table 4.6)",
                      wang2008_nmf.table_4_6),
+        Reproduction("wang2008-table-4-7-figs-4-3-4-4",
+                     "PG NMF on WBC against K, factor sparseness, truncation to r < 7 (Table 4.7, Figs 4.3-4.4)",
+                     wang2008_perf.table_4_7_figs_4_3_4_4),
+        Reproduction("wang2008-table-6-1", "computation times as an ordering, 3000 x 3000 (Table 6.1)",
+                     wang2008_perf.table_6_1, slow=True),
         Reproduction("wang2008-table-4-8", "NMF row on WBC, K = 7 (Tables 3.8 / 4.8)", wang2008_nmf.table_4_8),
         Reproduction("wang2008-iris-hiding", "IRIS hiding tests, Schemes 1-3, paper vs targeted search (Ch. 5)",
                      wang2008_nmf.iris_hiding, slow=True),

@@ -1,0 +1,370 @@
+"""Coverage manifest: every result table and figure of the five source documents (``ppdm reproduce --coverage``).
+
+Each entry names a document, the label printed in it ("Table 3.9", "Fig. 4.4"), the reproductions that
+regenerate it and, where none does (or only part of it), the reason. Statuses:
+
+``reproduced``
+    a registered reproduction regenerates the entry (its cells say which values hold);
+``partial``
+    a reproduction regenerates part of the entry; the reason says why the rest cannot be;
+``not-reproducible``
+    the entry reports an experiment that cannot be rerun here (data not public, a data set not
+    available, parameters or values not printed);
+``not-a-result``
+    an illustration, algorithm, notation or data-description table: nothing to reproduce;
+``open``
+    an experiment that could be reproduced but has no reproduction yet; the reason says what it needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["DOCUMENTS", "STATUSES", "CoverageEntry", "MANIFEST", "coverage_problems", "coverage_counts"]
+
+#: document key -> citation
+DOCUMENTS: dict[str, str] = {
+    "wang2008": "J. Wang, Matrix Decomposition for Data Disclosure Control and Data Mining Applications, "
+                "PhD dissertation, University of Kentucky, 2008",
+    "alotaibi2015": "K. S. Alotaibi, Non-Metric Multi-Dimensional Scaling for Distance-Based Privacy-Preserving "
+                    "Data Mining, PhD thesis, University of East Anglia, 2015",
+    "xu2006": "S. Xu, J. Zhang, D. Han, J. Wang, Singular value decomposition based data distortion strategy "
+              "for privacy protection (sparsified SVD), KAIS 10(3), 2006",
+    "wang2008grc": "J. Wang, J. Zhang, J. Zhan, Towards Real-time Performance of Data Value Hiding for Frequent "
+                   "Data Updates by Incremental Matrix Decomposition, IEEE GrC 2008",
+    "wang2007icdmw": "J. Wang, L. Liu, D. Han, J. Zhang, Simultaneous Data and Pattern Hiding in Unsupervised "
+                     "Learning (NMF pattern hiding), ICDMW 2007",
+    "ppdm": "ppdm's own experiments (no published counterpart)",
+}
+STATUSES = ("reproduced", "partial", "not-reproducible", "not-a-result", "open")
+
+
+@dataclass(frozen=True)
+class CoverageEntry:
+    """One result table or figure of a source document."""
+
+    document: str
+    label: str
+    caption: str
+    status: str
+    reproductions: tuple[str, ...] = ()
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["reproductions"] = list(self.reproductions)
+        return d
+
+
+# reasons used more than once
+_ILL = "illustration, not a result"
+_ALG = "algorithm or notation table, not a result"
+_DATA = "describes the data sets, not a result"
+_YEAST = "data set not available here: YEAST (UCI) is not bundled"
+_TERROR = "data not public: the 100-record terrorist data set"
+_SEE = "same experiment as "
+
+
+def _e(doc: str, label: str, caption: str, status: str, reps: tuple[str, ...] | str = (),
+       reason: str = "") -> CoverageEntry:
+    return CoverageEntry(doc, label, caption, status, (reps,) if isinstance(reps, str) else tuple(reps), reason)
+
+
+_W = "wang2008"
+_A = "alotaibi2015"
+_X = "xu2006"
+_G = "wang2008grc"
+_I = "wang2007icdmw"
+_R, _P, _N, _NR, _O = STATUSES[0], STATUSES[1], STATUSES[3], STATUSES[2], STATUSES[4]
+
+_WANG2008 = (
+    _e(_W, "Fig. 1.1", "data value hiding", _N, reason=_ILL),
+    _e(_W, "Fig. 1.2", "an example of data pattern hiding", _N, reason=_ILL),
+    _e(_W, "Table 2.1", "value distortion metrics of the 4 x 4 example", _R, "wang2008-table-2-1"),
+    _e(_W, "Fig. 2.1", "dissimilarity matrix of IRIS", _N, reason="illustration of the data, not a result"),
+    _e(_W, "Fig. 2.2", "correlation matrices of WDBC", _N, reason="illustration of the data, not a result"),
+    _e(_W, "Table 2.2", "pattern distortion of rank-k SVD on IRIS", _P, "wang2008-table-2-2",
+       "DistMaintain and CorrMaintain are tie-sensitive: shown, not checked"),
+    _e(_W, "Fig. 2.3", "cumulative singular-value percentages of IRIS", _R, "wang2008-table-2-2"),
+    _e(_W, "Fig. 2.4", "distortion metrics of rank-k SVD on YEAST", _NR, reason=_YEAST),
+    _e(_W, "Fig. 2.5", "distortion metrics of noise addition on YEAST", _NR, reason=_YEAST),
+    _e(_W, "Table 2.3", "Algorithm 1: N-fold cross-validation", _N, reason=_ALG),
+    _e(_W, "Table 2.4", "four real data sets", _N, reason=_DATA),
+    _e(_W, "Fig. 2.6", "boxplots of IRIS attributes", _N, reason="illustration of the data, not a result"),
+    _e(_W, "Fig. 2.7", "boxplots of WDBC attributes", _N, reason="illustration of the data, not a result"),
+    _e(_W, "Table 2.5", "WBC attributes", _N, reason=_DATA),
+    _e(_W, "Table 2.6", "YEAST class distribution", _N, reason=_DATA),
+    _e(_W, "Fig. 2.8", "boxplots of YEAST attributes", _N, reason="illustration of the data, not a result"),
+    _e(_W, "Fig. 3.1", "depiction of the SVD", _N, reason=_ILL),
+    _e(_W, "Table 3.1", "Algorithm 2: thin SVD modification", _N, reason=_ALG),
+    _e(_W, "Fig. 3.2", "thin SVD on WDBC: metrics against rank", _R, "wang2008-appendix-a"),
+    _e(_W, "Fig. 3.3", "log RE against rank, thin SVD on WDBC", _R, "wang2008-appendix-a"),
+    _e(_W, "Fig. 3.4", "mining accuracy against rank on WDBC", _P, "wang2008-appendix-a",
+       "SVMlight's C and folds are not reported: the SVM curve is shown, not checked"),
+    _e(_W, "Table 3.2", "statistics of thin-SVD mining accuracy on WDBC", _P, "wang2008-tables-3-2-3-3-3-5",
+       "SVMlight's C and folds are not reported: the SVM row is shown, not checked"),
+    _e(_W, "Fig. 3.5", "SVM accuracy against DistMaintain and CorrMaintain (thin SVD, WDBC)", _P,
+       "wang2008-appendix-a", "SVMlight's C and folds are not reported: the SVM axis is shown, not checked"),
+    _e(_W, "Fig. 3.6", "RE against noise magnitude on WDBC", _R, "wang2008-tables-3-2-3-3-3-5"),
+    _e(_W, "Fig. 3.7", "noise addition on WDBC: metrics against noise", _R, "wang2008-tables-3-2-3-3-3-5"),
+    _e(_W, "Table 3.3", "K-means statistics of noise addition on WDBC", _R, "wang2008-tables-3-2-3-3-3-5"),
+    _e(_W, "Table 3.4", "notation of the four random projections", _N, reason=_ALG),
+    _e(_W, "Fig. 3.8", "RE against sigma_r, random projections on WDBC", _R, "wang2008-tables-3-2-3-3-3-5"),
+    _e(_W, "Fig. 3.9", "K-means accuracy against sigma_r on WDBC", _R, "wang2008-tables-3-2-3-3-3-5"),
+    _e(_W, "Table 3.5", "statistics of random projection on WDBC", _P, "wang2008-tables-3-2-3-3-3-5",
+       "SVMlight's C and folds are not reported: SVM statistics are shown; only their shape is checked"),
+    _e(_W, "Table 3.6", "seven methods on WDBC at similar RE", _P, "wang2008-tables-3-6-6-2",
+       "SVMlight's C and folds are not reported: the SVM column is shown, not checked"),
+    _e(_W, "Table 3.7", "thin SVD, noise and projections on WDBC", _R, "wang2008-table-3-7"),
+    _e(_W, "Fig. 3.10", "K-means accuracy and RE against eps_u, s-SVD on WDBC", _R, "wang2008-appendix-h"),
+    _e(_W, "Table 3.8", "sparsified SVD against other methods on WBC", _P, ("wang2008-table-3-8", "wang2008-table-4-8"),
+       "the noise parameters and sparsification thresholds of the other rows are not reported"),
+    _e(_W, "Fig. 3.11", "effect of eps in s-SVD on SVM accuracy (ORG)", _O,
+       reason="the synthetic ORG set can be drawn (Sec. 3.5.2); no reproduction yet"),
+    _e(_W, "Table 3.9", "five modification methods on ORG", _P, "wang2008-table-3-9",
+       "the s-SVD threshold and the partition blocks are not reported: only the ORG, UD, ND and SVD rows"),
+    _e(_W, "Fig. 3.12", "s-SVD partition accuracy against rank (ORG)", _O,
+       reason="ORG can be drawn; partition block sizes are not reported"),
+    _e(_W, "Fig. 3.13", "accuracy against the number of attributes in a partition (ORG)", _O,
+       reason="ORG can be drawn; no reproduction yet"),
+    _e(_W, "Table 3.10", "three partition schemes on WBC", _P, "wang2008-table-3-10",
+       "the sparsification thresholds of the partition rows are not reported"),
+    _e(_W, "Fig. 3.14", "accuracy against rank for selective s-SVD (WBC)", _NR,
+       reason="parameters not reported: the partition thresholds; the plotted values are not printed"),
+    _e(_W, "Table 4.1", "Algorithm 3: multiplicative updates", _N, reason=_ALG),
+    _e(_W, "Table 4.2", "Algorithm 4: basic ALS", _N, reason=_ALG),
+    _e(_W, "Table 4.3", "Algorithm 5: projected gradients", _N, reason=_ALG),
+    _e(_W, "Table 4.4", "Algorithm 6: data hiding scheme", _N, reason=_ALG),
+    _e(_W, "Fig. 4.1", "2-D three-class data and its NMF and noise versions", _O,
+       reason="the toy generator is not given; needs a stand-in"),
+    _e(_W, "Fig. 4.2", "binary SVM on original, NMF and noisy 2-D data", _O,
+       reason="the toy generator is not given; needs a stand-in"),
+    _e(_W, "Table 4.5", "Algorithm 7: NMF-based modification", _N, reason=_ALG),
+    _e(_W, "Table 4.6", "projected-gradient vs multiplicative NMF on WBC", _R, "wang2008-table-4-6"),
+    _e(_W, "Table 4.7", "projected-gradient NMF on WBC against the dimension", _R, "wang2008-table-4-7-figs-4-3-4-4"),
+    _e(_W, "Fig. 4.3", "sparseness of NMF basis and factor vectors on WBC", _R, "wang2008-table-4-7-figs-4-3-4-4"),
+    _e(_W, "Table 4.8", "modification strategies on WBC", _P, ("wang2008-table-4-8", "wang2008-table-3-8"),
+       "the sparsified-NMF thresholds and noise parameters are not reported"),
+    _e(_W, "Fig. 4.4", "sensitivity of NMF performance to the dimension", _R, "wang2008-table-4-7-figs-4-3-4-4"),
+    _e(_W, "Fig. 5.1", "IRIS cluster distribution and property matrices", _R, "wang2008-iris-clustering"),
+    _e(_W, "Table 5.1", "six external perturbation methods", _N, reason=_ALG),
+    _e(_W, "Fig. 5.2", "process of dual privacy protection", _N, reason=_ILL),
+    _e(_W, "Fig. 5.3", "Algorithm 8: single membership hiding", _N, reason=_ALG),
+    _e(_W, "Fig. 5.4", "Algorithm 9: single-pair relationship changing", _N, reason=_ALG),
+    _e(_W, "Fig. 5.5", "IRIS data set and cluster distribution", _R, "wang2008-iris-clustering"),
+    _e(_W, "Fig. 5.6", "seven data value hiding methods on IRIS", _R, "wang2008-table-5-2"),
+    _e(_W, "Table 5.2", "mutual information, entropy distortion, K-means accuracy on IRIS", _R,
+       "wang2008-table-5-2"),
+    _e(_W, "Sec. 5.4.2-5.4.4", "membership and relationship hiding tests on IRIS", _R, "wang2008-iris-hiding"),
+    _e(_W, "Table 6.1", "computation times of four hiding methods, 3000 x 3000", _R, "wang2008-table-6-1"),
+    _e(_W, "Table 6.2", "five methods on WDBC", _P, "wang2008-tables-3-6-6-2",
+       "SVMlight's C and folds are not reported: the SVM column is shown, not checked"),
+    _e(_W, "Table 6.3", "incremental vs Lanczos SVD, 10000 x 1000", _R, "wang2008-table-6-3"),
+    _e(_W, "Fig. 6.1", "run time and RE of incremental row updating (10000 x 1000)", _R, "wang2008-table-6-3"),
+    _e(_W, "Fig. 6.2", "run time and RE of incremental column updating (3000 x 3000)", _R, "wang2008-stream-columns"),
+    _e(_W, "Fig. 6.3", "run time and RE of incremental row updating on WBC", _R, "wang2008-stream-wbc"),
+    _e(_W, "Fig. 6.4", "SVM accuracy of two rank-7 approximations of WBC", _R, "wang2008-stream-wbc"),
+    _e(_W, "Fig. 6.5", "cluster distribution and silhouettes, Lanczos vs incremental (WBC)", _P,
+       "wang2008-stream-wbc", "K-means agreement is shown; silhouette plots are not drawn"),
+    _e(_W, "Fig. 6.6", "silhouettes of 10 incremental rank-7 approximations of WBC", _O,
+       reason="silhouette values are not computed yet"),
+    _e(_W, "Fig. 6.7", "silhouettes of 10 Lanczos rank-7 approximations of WBC", _O,
+       reason="silhouette values are not computed yet"),
+    _e(_W, "Appendix A", "thin SVD on WDBC, k = 1..30", _R, "wang2008-appendix-a"),
+    _e(_W, "Appendices B-G", "noise and random projection sweeps on WDBC (100 draws each)", _R, "wang2008-table-3-7"),
+    _e(_W, "Appendix H", "sparsified SVD on WDBC (H1-H9)", _R, "wang2008-appendix-h"),
+)
+
+_ALOTAIBI2015 = (
+    _e(_A, "Fig. 1.1", "data outsourcing and sharing scenarios", _N, reason=_ILL),
+    _e(_A, "Fig. 2.1", "taxonomy of PPDM techniques", _N, reason=_ILL),
+    _e(_A, "Fig. 2.2", "contours of distance measures", _N, reason=_ILL),
+    _e(_A, "Fig. 2.3", "Mahalanobis distances of an example", _N, reason=_ILL),
+    _e(_A, "Table 2.1", "five example data objects", _N, reason="input of the Mahalanobis example, not a result"),
+    _e(_A, "Table 2.2", "Mahalanobis distances of the example", _O, reason="deterministic; no reproduction yet"),
+    _e(_A, "Fig. 2.4", "SVM decision boundaries", _N, reason=_ILL),
+    _e(_A, "Table 3.1", "distances between 10 UK cities", _N, reason="input of the MDS illustration, not a result"),
+    _e(_A, "Fig. 3.1", "MDS map of the UK cities", _N, reason=_ILL),
+    _e(_A, "Fig. 3.2", "NMDS perturbation of the Nefertiti face", _NR,
+       reason="data set not available here: the Nefertiti face mesh"),
+    _e(_A, "Table 3.2", "Iris X and perturbed Y (first 10 rows)", _O,
+       reason="Y is close to the classical-MDS start; no reproduction yet"),
+    _e(_A, "Table 3.3", "statistics of Iris before and after perturbation", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 3.3", "scatter matrices of Iris X and Y", _N, reason="illustration of Tables 3.2-3.4"),
+    _e(_A, "Table 3.4", "correlations of Iris X and Y", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 3.4", "distribution of dissimilarities at 3, 2, 1 dimensions", _N, reason=_ILL),
+    _e(_A, "Table 3.5", "PAV example", _R, "alotaibi2015-table-3-5"),
+    _e(_A, "Fig. 3.5", "NMDS of Swiss roll, Gaussian and 3-cluster sets to 2-D", _O,
+       reason="generators not given; no reproduction yet"),
+    _e(_A, "Table 3.6", "Kruskal's rule of thumb for stress", _N, reason="rule of thumb quoted, not a result"),
+    _e(_A, "Table 3.7", "stress with Minkowski exponents r = 1..5", _P, "alotaibi2015-table-3-7",
+       "only the bundled Wine and BCW rows are computed; HRDigits and ImgSeg are not bundled"),
+    _e(_A, "Fig. 3.6", "initial configuration and Shepard plot of the worked example", _R, "alotaibi2015-sec-3-3-5"),
+    _e(_A, "Table 3.8", "PAV inside the worked example", _P, "alotaibi2015-sec-3-3-5",
+       "the printed pooling is known wrong (pair-index order); the final ranks are checked"),
+    _e(_A, "Fig. 3.7", "stress of the worked example against iterations", _R, "alotaibi2015-sec-3-3-5"),
+    _e(_A, "Fig. 3.8", "final configuration and Shepard plot of the worked example", _R, "alotaibi2015-sec-3-3-5"),
+    _e(_A, "Fig. 3.9", "point arrangements keeping the order", _N, reason=_ILL),
+    _e(_A, "Fig. 4.1", "data in the original and n-1..n-3 spaces", _N, reason=_ILL),
+    _e(_A, "Fig. 4.2", "Shepard plots at different dimensions", _N, reason=_ILL),
+    _e(_A, "Fig. 4.3", "positions of point b under the order constraints", _N, reason=_ILL),
+    _e(_A, "Fig. 4.4", "placing x on a line and a circle", _N, reason=_ILL),
+    _e(_A, "Fig. 4.5", "uncertainty of placing x in n dimensions", _N, reason=_ILL),
+    _e(_A, "Fig. 4.6", "trilateration example", _N, reason=_ILL),
+    _e(_A, "Fig. 4.7", "95 % confidence ellipse with outliers", _N, reason=_ILL),
+    _e(_A, "Fig. 4.8", "location estimate starting from (0, 0)", _R, "alotaibi2015-distance-attack"),
+    _e(_A, "Fig. 4.9", "location estimate from a random start", _R, "alotaibi2015-distance-attack"),
+    _e(_A, "Table 4.1", "original and perturbed points of the 2-D attack example", _R, "alotaibi2015-distance-attack"),
+    _e(_A, "Fig. 4.10", "the 2-D attack example in X and Y", _R, "alotaibi2015-distance-attack"),
+    _e(_A, "Fig. 4.11", "distance-attack error with bounds and against dimension", _O,
+       reason="synthetic protocol not fully given; no reproduction yet"),
+    _e(_A, "Table 4.2", "benchmark data sets", _N, reason=_DATA),
+    _e(_A, "Fig. 4.12", "distance-attack privacy and stress against p", _R, "alotaibi2015-figs-4-12-4-18-4-19"),
+    _e(_A, "Fig. 4.13", "privacy against the number of known points", _R, "alotaibi2015-figs-4-13-4-14-4-15"),
+    _e(_A, "Fig. 4.14", "location error with noisy known points", _R, "alotaibi2015-figs-4-13-4-14-4-15"),
+    _e(_A, "Fig. 4.15", "error under attacker up-scaling", _R, "alotaibi2015-figs-4-13-4-14-4-15"),
+    _e(_A, "Fig. 4.16", "PCA-based attack recovering the data", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 4.17", "PCA-attack error against dimension and known-sample size", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 4.18", "PCA-attack error against p, five methods", _R, "alotaibi2015-figs-4-12-4-18-4-19"),
+    _e(_A, "Fig. 4.19", "stress against p, five methods", _R, "alotaibi2015-figs-4-12-4-18-4-19"),
+    _e(_A, "Table 4.3", "change in eigenvalues' scale", _R, "alotaibi2015-tables-4-3-4-4"),
+    _e(_A, "Table 4.4", "change in eigenvectors' orientation", _R, "alotaibi2015-tables-4-3-4-4"),
+    _e(_A, "Fig. 4.20", "covariance tolerance ellipses with replaced samples", _N,
+       reason="illustration of the Tables 4.3-4.4 experiment"),
+    _e(_A, "Table 5.1", "contingency table", _N, reason=_ALG),
+    _e(_A, "Table 5.2", "data sets of Chapter 5", _N, reason=_DATA),
+    _e(_A, "Fig. 5.1", "VI against p, k-means", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 5.2", "VI against p, hierarchical clustering", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 5.3", "VI against p, DBSCAN", _O, reason="no reproduction yet"),
+    _e(_A, "Table 5.3", "paired t-test p-values of VI (k-means)", _O, reason="no reproduction yet"),
+    _e(_A, "Table 5.4", "NMDS against the other methods, paired t-test", _O, reason="no reproduction yet"),
+    _e(_A, "Table 5.5", "t-test p-values against the number of clusters", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 5.4", "distance-attack privacy against p (Ch. 5)", _P, "alotaibi2015-figs-4-12-4-18-4-19",
+       "the Ch. 4 sweep measures the same privacy against p on the bundled sets; the other sets are not bundled"),
+    _e(_A, "Fig. 5.5", "PCA-attack privacy against p (Ch. 5)", _P, "alotaibi2015-figs-4-12-4-18-4-19",
+       "the Ch. 4 sweep measures the same privacy against p on the bundled sets; the other sets are not bundled"),
+    _e(_A, "Fig. 5.6", "linear SVM margins", _N, reason=_ILL),
+    _e(_A, "Fig. 5.7", "k-NN decision changed by a transformation", _N, reason=_ILL),
+    _e(_A, "Fig. 5.8", "k-NN accuracy against p", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 5.9", "linear SVM accuracy against p", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 5.10", "non-linear SVM accuracy, three kernels", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 5.11", "neighbourhood preservation and class compactness against p", _O,
+       reason="no reproduction yet"),
+    _e(_A, "Table 5.6", "neighbourhood preservation against k (synthetic)", _O, reason="no reproduction yet"),
+    _e(_A, "Table 5.7", "class compactness against k (synthetic)", _O, reason="no reproduction yet"),
+    _e(_A, "Table 5.8", "average neighbourhood preservation on real data", _O, reason="no reproduction yet"),
+    _e(_A, "Table 5.9", "average class compactness on real data", _O, reason="no reproduction yet"),
+    _e(_A, "Fig. 5.12", "class compactness of X and the five releases", _N,
+       reason="illustration of the Table 5.9 experiment"),
+    _e(_A, "Table 5.10", "RMSE of dot products against p", _O, reason="no reproduction yet"),
+    _e(_A, "Table 5.11", "k-NN accuracy and Friedman ranks", _R, "alotaibi2015-table-5-11"),
+    _e(_A, "Table 5.12", "linear SVM accuracy and Friedman ranks", _R, "alotaibi2015-table-5-12"),
+    _e(_A, "Table 5.13", "k-NN at p = n-1 with X", _R, "alotaibi2015-table-5-13"),
+    _e(_A, "Fig. 5.13", "critical difference diagram, k-NN", _R, "alotaibi2015-critical-differences"),
+    _e(_A, "Fig. 5.14", "critical difference diagram, linear SVM", _R, "alotaibi2015-critical-differences"),
+    _e(_A, "Fig. 5.15", "critical difference diagram, k-NN at n-1", _R, "alotaibi2015-critical-differences"),
+    _e(_A, "Fig. A.1", "positions of b under two constraints (proof)", _N, reason=_ILL),
+    _e(_A, "Fig. A.2", "uncertainty boundary, first constraint (proof)", _N, reason=_ILL),
+    _e(_A, "Fig. A.3", "uncertainty boundary, second constraint (proof)", _N, reason=_ILL),
+)
+
+_XU2006 = (
+    _e(_X, "Fig. 1", "simplified model terrorist analysis system", _N, reason=_ILL),
+    _e(_X, "Table 1", "SVD, SSVD, UD, ND on the synthetic 2000 x 100 set", _P, "xu2006-table-1",
+       "the table's numbers are lost from the text: its claims in the prose are checked"),
+    _e(_X, "Table 2", "four methods on the terrorist data (Bin Laden relation)", _NR, reason=_TERROR),
+    _e(_X, "Table 3", "four methods on the terrorist data (Al Qaeda membership)", _NR, reason=_TERROR),
+)
+
+_WANG2008GRC = (
+    _e(_G, "Table 1", "computation times of four hiding methods (= dissertation Table 6.1)", _R,
+       "wang2008-table-6-1"),
+    _e(_G, "Table 2", "five methods on WDBC (= dissertation Table 6.2)", _P, "wang2008-tables-3-6-6-2",
+       "SVMlight's C and folds are not reported: the SVM column is shown, not checked"),
+    _e(_G, "Table 3", "incremental vs Lanczos SVD, 10000 x 1000", _R, "wang2008-table-6-3"),
+    _e(_G, "Fig. 1", "run time and RE of incremental row updating", _R, "wang2008-table-6-3"),
+    _e(_G, "Fig. 2", "run time and RE of incremental column updating", _R, "wang2008-stream-columns"),
+    _e(_G, "Fig. 3", "run time and RE of incremental updating on WBC", _R, "wang2008-stream-wbc"),
+    _e(_G, "Fig. 4", "SVM accuracy of two rank-7 approximations", _R, "wang2008-stream-wbc"),
+    _e(_G, "Fig. 5", "cluster distribution and silhouettes on WBC", _P, "wang2008-stream-wbc",
+       "K-means agreement is shown; silhouette plots are not drawn"),
+)
+
+_WANG2007ICDMW = (
+    _e(_I, "Fig. 1", "data hiding scheme", _N, reason=_ILL),
+    _e(_I, "Fig. 2", "2-D three-class data and its NMF and noise versions", _O,
+       reason="the toy generator is not given; needs a stand-in"),
+    _e(_I, "Fig. 3", "binary SVM on original, NMF and noisy 2-D data", _O,
+       reason="the toy generator is not given; needs a stand-in"),
+    _e(_I, "Fig. 4", "single membership hiding scheme", _N, reason=_ALG),
+    _e(_I, "Fig. 5", "single-pair relationship change scheme", _N, reason=_ALG),
+    _e(_I, "Fig. 6", "IRIS data set and cluster distribution", _R, "wang2008-iris-clustering"),
+    _e(_I, "Sec. 4", "membership and relationship hiding tests on IRIS", _R, "wang2008-iris-hiding"),
+)
+
+_PPDM = (
+    _e("ppdm", "hiding targets", "100 random single-member hiding requests on IRIS and WBC", _R,
+       "ppdm-hiding-targets"),
+)
+
+MANIFEST: tuple[CoverageEntry, ...] = _WANG2008 + _ALOTAIBI2015 + _XU2006 + _WANG2008GRC + _WANG2007ICDMW + _PPDM
+
+
+def coverage_problems(manifest: tuple[CoverageEntry, ...] = MANIFEST,
+                      registered: set[str] | None = None) -> list[str]:
+    """What is wrong with the manifest: empty entries, unknown or unlisted reproductions, bad statuses.
+
+    Parameters
+    ----------
+    manifest : tuple of CoverageEntry
+        The entries to check.
+    registered : set of str, optional
+        Registered reproduction ids (default: :data:`ppdm.experiments.REPRODUCTIONS`).
+
+    Returns
+    -------
+    list of str
+        One message per problem; empty when the manifest is consistent.
+    """
+    if registered is None:
+        from ppdm.experiments import REPRODUCTIONS
+
+        registered = set(REPRODUCTIONS)
+    problems = []
+    seen: set[tuple[str, str]] = set()
+    listed: set[str] = set()
+    for e in manifest:
+        where = f"{e.document} {e.label}"
+        if (e.document, e.label) in seen:
+            problems.append(f"{where}: listed twice")
+        seen.add((e.document, e.label))
+        if e.document not in DOCUMENTS:
+            problems.append(f"{where}: unknown document")
+        if e.status not in STATUSES:
+            problems.append(f"{where}: unknown status '{e.status}'")
+        if not e.reproductions and not e.reason.strip():
+            problems.append(f"{where}: neither a reproduction nor a reason")
+        if e.status in ("reproduced", "partial") and not e.reproductions:
+            problems.append(f"{where}: status '{e.status}' without a reproduction")
+        if e.status not in ("reproduced", "partial") and e.reproductions:
+            problems.append(f"{where}: status '{e.status}' but names a reproduction")
+        if e.status != "reproduced" and not e.reason.strip():
+            problems.append(f"{where}: status '{e.status}' needs a reason")
+        for r in e.reproductions:
+            listed.add(r)
+            if r not in registered:
+                problems.append(f"{where}: reproduction '{r}' is not registered")
+    for r in sorted(registered - listed):
+        problems.append(f"reproduction '{r}' is missing from the manifest")
+    return problems
+
+
+def coverage_counts(manifest: tuple[CoverageEntry, ...] = MANIFEST) -> dict[str, dict[str, int]]:
+    """Entries per document and status (plus a ``total`` row)."""
+    out: dict[str, dict[str, int]] = {}
+    for e in manifest:
+        for key in (e.document, "total"):
+            row = out.setdefault(key, dict.fromkeys(STATUSES, 0))
+            row[e.status] += 1
+    return out

@@ -1,0 +1,149 @@
+"""Running many reproductions (``ppdm reproduce --all``) and showing the coverage manifest."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ppdm.experiments.base import ReproductionReport
+
+__all__ = ["RunSummary", "select", "run_one", "run_with_progress", "coverage_table", "coverage_json",
+           "summary_table"]
+
+
+@dataclass
+class RunSummary:
+    """Outcome of one reproduction in a batch run."""
+
+    id: str
+    title: str
+    held: int
+    checked: int
+    seconds: float
+    failed_cells: list[str]
+    error: str = ""
+    report: ReproductionReport | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.error and not self.failed_cells
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "held": self.held, "checked": self.checked,
+                "seconds": round(self.seconds, 2), "passed": self.passed, "failed_cells": self.failed_cells,
+                "error": self.error}
+
+
+def select(quick: bool) -> list[str]:
+    """Ids of the registered reproductions; ``quick`` keeps those not marked slow."""
+    from ppdm.experiments import REPRODUCTIONS
+
+    return [k for k, r in REPRODUCTIONS.items() if not (quick and r.slow)]
+
+
+def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None) -> RunSummary:
+    """Run one reproduction, passing only the options it declares; an exception becomes ``error``."""
+    from ppdm.experiments import REPRODUCTIONS, run_reproduction
+
+    r = REPRODUCTIONS[id]
+    opts = {k: v for k, v in (("data_dir", data_dir), ("trials", trials)) if k in r.options and v is not None}
+    t0 = time.perf_counter()
+    try:
+        rep = run_reproduction(id, **opts)
+    except Exception as exc:  # noqa: BLE001 - a batch run reports a crash and goes on
+        return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}")
+    dt = time.perf_counter() - t0
+    failed = [f"{c.row} / {c.column}: {c.computed:.4g} vs {c.published:.4g}" for c in rep.failed]
+    return RunSummary(id, r.title, len(rep.checked) - len(rep.failed), len(rep.checked), dt, failed, report=rep)
+
+
+def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = True,
+                      on_report: Callable[[ReproductionReport], None] | None = None,
+                      data_dir: Path | None = None, trials: int | None = None) -> list[RunSummary]:
+    """Run each reproduction in turn under one progress bar.
+
+    Parameters
+    ----------
+    ids : iterable of str
+        Reproduction ids, run in this order.
+    console : rich.console.Console, optional
+        Where the progress bar is drawn.
+    show : bool
+        Draw the progress bar (off for JSON output).
+    on_report : callable, optional
+        Called with each finished report (e.g. to write its tables and figures).
+    data_dir, trials
+        Passed to the reproductions that declare them.
+
+    Returns
+    -------
+    list of RunSummary
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    ids = list(ids)
+    out = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console, transient=True, disable=not show) as bar:
+        task = bar.add_task("reproductions", total=len(ids))
+        for i in ids:
+            bar.update(task, description=f"reproduce {i}")
+            s = run_one(i, data_dir=data_dir, trials=trials)
+            if on_report is not None and s.report is not None:
+                on_report(s.report)
+            out.append(s)
+            bar.advance(task)
+    return out
+
+
+def summary_table(summaries: list[RunSummary]) -> Any:
+    """A rich table: id, held / checked, time, result."""
+    from rich.table import Table
+
+    t = Table(title="ppdm reproduce --all")
+    for col, just in (("id", "left"), ("held / checked", "right"), ("time (s)", "right"), ("result", "left")):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for s in summaries:
+        if s.error:
+            result = f"[red]ERROR[/] {s.error}"
+        elif s.failed_cells:
+            shown = "; ".join(s.failed_cells[:3]) + (f"; ... ({len(s.failed_cells)} in all)"
+                                                    if len(s.failed_cells) > 3 else "")
+            result = f"[red]FAIL[/] {shown}"
+        else:
+            result = "[green]held[/]"
+        t.add_row(s.id, f"{s.held}/{s.checked}", f"{s.seconds:.1f}", result)
+    held = sum(s.passed for s in summaries)
+    t.caption = f"{held} of {len(summaries)} reproductions hold in full; {sum(s.seconds for s in summaries):.0f} s"
+    return t
+
+
+def coverage_json() -> dict[str, Any]:
+    """The manifest with per-document counts, as plain data."""
+    from ppdm.experiments.manifest import DOCUMENTS, MANIFEST, coverage_counts
+
+    return {"documents": DOCUMENTS, "counts": coverage_counts(), "entries": [e.to_dict() for e in MANIFEST]}
+
+
+def coverage_table() -> Any:
+    """A rich table of the manifest, one row per entry."""
+    from rich.table import Table
+
+    from ppdm.experiments.manifest import MANIFEST, coverage_counts
+
+    colour = {"reproduced": "green", "partial": "yellow", "open": "red", "not-reproducible": "magenta",
+              "not-a-result": "dim"}
+    t = Table(title="coverage of the source documents")
+    for col in ("document", "label", "caption", "status", "reproduction / reason"):
+        t.add_column(col, overflow="fold")
+    for e in MANIFEST:
+        what = ", ".join(e.reproductions)
+        if e.reason:
+            what = f"{what} ({e.reason})" if what else e.reason
+        t.add_row(e.document, e.label, e.caption, f"[{colour[e.status]}]{e.status}[/]", what)
+    total = coverage_counts()["total"]
+    t.caption = ", ".join(f"{k}: {v}" for k, v in total.items()) + f"; {sum(total.values())} entries"
+    return t
