@@ -34,12 +34,12 @@ EXACT = 1e-4  # print precision of 4-dp values plus float slack
 RP_TOL = 0.05  # RP is tie-sensitive (observed differences up to 0.023)
 
 
-def _xy(name: str) -> tuple[np.ndarray, np.ndarray]:
+def load_xy(name: str) -> tuple[np.ndarray, np.ndarray]:
     df = datasets.load(name)
     return df.drop(columns="class").to_numpy(float), df["class"].to_numpy()
 
 
-def _svm_wdbc(B: np.ndarray, y: np.ndarray) -> float:
+def svm_wdbc(B: np.ndarray, y: np.ndarray) -> float:
     # SVMlight's C and folds are unknown: RBF, gamma = 1 on range-normalised data, contiguous 10 folds
     return svm_accuracy(B, y, gamma=1.0, C=1.0, n_folds=10, stratified=False)
 
@@ -70,7 +70,7 @@ def table_2_1() -> ReproductionReport:
 
 def table_2_2() -> ReproductionReport:
     rep = ReproductionReport("wang2008-table-2-2", "thin SVD on UCI IRIS, k = 1..4 (Table 2.2)")
-    A, _ = _xy("iris_uci")
+    A, _ = load_xy("iris_uci")
     s = np.linalg.svd(A, compute_uv=False)
     An = range_normalize(A)
     for row in reference_rows("wang2008_table2_2.csv"):
@@ -91,7 +91,7 @@ def table_2_2() -> ReproductionReport:
 
 def appendix_a_rows(with_svm: bool = True, progress: bool = True) -> list[dict[str, float]]:
     """Every metric of the thin-SVD release of WDBC for k = 1..30."""
-    A, y = _xy("wdbc")
+    A, y = load_xy("wdbc")
     rows = []
     ks = range(1, 31)
     bar, _ = _progress(len(ks), "appendix A: ranks")
@@ -106,7 +106,7 @@ def appendix_a_rows(with_svm: bool = True, progress: bool = True) -> list[dict[s
             r["corrmaintain_pct"] = corr_maintain(A, B, "legacy")
             r["kmeans_pct"] = kmeans_accuracy(B, y)
             if with_svm:
-                r["svm_pct"] = _svm_wdbc(B, y)
+                r["svm_pct"] = svm_wdbc(B, y)
             rows.append(r)
             if progress:
                 p.advance(task)
@@ -148,7 +148,7 @@ def appendix_a() -> ReproductionReport:
 
 def appendix_h() -> ReproductionReport:
     rep = ReproductionReport("wang2008-appendix-h", "sparsified SVD (STS) on WDBC, eps_v = 0.02 (Appendix H1-H9)")
-    A, y = _xy("wdbc")
+    A, y = load_xy("wdbc")
     rows = reference_rows("wang2008_appendix_h.csv")
     bar, _ = _progress(len(rows), "appendix H")
     with bar as p:
@@ -168,7 +168,7 @@ def appendix_h() -> ReproductionReport:
 
 
 def _svd_row(name: str, rep: ReproductionReport, k: int, row: dict[str, str]) -> None:
-    A, y = _xy("wbc")
+    A, y = load_xy("wbc")
     B = svd_reconstruct(A, k, solver="exact")
     m = value_metrics(A, B)
     for col in ("re", "rk", "cp", "ck"):
@@ -197,7 +197,7 @@ def table_3_10() -> ReproductionReport:
 
 # ----------------------------------------------------------------------------------- Table 3.7
 
-_GRIDS: dict[str, tuple[Callable[[float, int], object], np.ndarray]] = {
+SWEEP_GRIDS: dict[str, tuple[Callable[[float, int], object], np.ndarray]] = {
     "uniformNoise": (lambda a, s: AdditiveNoise(a, distribution="uniform", random_state=s), np.linspace(0.5, 20, 100)),
     "normalNoise": (lambda a, s: AdditiveNoise(a, distribution="normal", random_state=s), np.linspace(0.2, 15, 100)),
     "Arp": (lambda a, s: RandomProjection("arp", sigma=a, random_state=s), np.linspace(0.01, 10, 100)),
@@ -210,9 +210,9 @@ _STAT_METRICS = ("RE", "DistMaintain_pct", "CorrMaintain_pct", "Kmeans_pct")
 
 def baseline_sweep(method: str, seed: int, A: np.ndarray, y: np.ndarray) -> dict[str, list[float]]:
     """One 100-draw sweep of a random baseline on WDBC (Appendices B-G), one seed per draw."""
-    make, grid = _GRIDS[method]
+    make, grid = SWEEP_GRIDS[method]
     out: dict[str, list[float]] = {k: [] for k in _STAT_METRICS}
-    ss = np.random.SeedSequence([seed, list(_GRIDS).index(method)])
+    ss = np.random.SeedSequence([seed, list(SWEEP_GRIDS).index(method)])
     for param, child in zip(grid, ss.spawn(len(grid)), strict=True):
         B = make(float(param), int(child.generate_state(1)[0])).fit_transform(A)  # type: ignore[attr-defined]
         out["RE"].append(value_metrics(A, B)["re"])
@@ -224,7 +224,7 @@ def baseline_sweep(method: str, seed: int, A: np.ndarray, y: np.ndarray) -> dict
 
 def table_3_7(n_seeds: int = 3) -> ReproductionReport:
     rep = ReproductionReport("wang2008-table-3-7", "sweep statistics on WDBC (Table 3.7)")
-    A, y = _xy("wdbc")
+    A, y = load_xy("wdbc")
     published = {(r["metric"], r["method"]): r for r in reference_rows("wang2008_table3_7.csv")}
     # thin SVD: deterministic statistics over k = 1..29
     svd_rows = [r for r in appendix_a_rows(with_svm=False, progress=False) if r["k"] <= 29]
@@ -237,10 +237,10 @@ def table_3_7(n_seeds: int = 3) -> ReproductionReport:
         if orig is not None:
             rep.add(f"{metric} thinSVD", "max_rel_err_pct", st["max_rel_err_pct"], float(pub["max_rel_err_pct"]), 0.01)
     # random baselines: statistics of 100-draw sweeps, repeated over seeds
-    bar, _ = _progress(len(_GRIDS) * n_seeds, "table 3.7 baselines")
+    bar, _ = _progress(len(SWEEP_GRIDS) * n_seeds, "table 3.7 baselines")
     with bar as p:
-        task = p.add_task("sweeps", total=len(_GRIDS) * n_seeds)
-        for method in _GRIDS:
+        task = p.add_task("sweeps", total=len(SWEEP_GRIDS) * n_seeds)
+        for method in SWEEP_GRIDS:
             runs = []
             for seed in range(n_seeds):
                 runs.append(baseline_sweep(method, seed, A, y))

@@ -24,14 +24,14 @@ EXACT = 1e-4
 PRINTED = 5.1e-5  # values printed to 4 decimals
 
 
-def _xy(name: str) -> tuple[np.ndarray, np.ndarray]:
+def load_xy(name: str) -> tuple[np.ndarray, np.ndarray]:
     df = datasets.load(name)
     return df.drop(columns="class").to_numpy(float), df["class"].to_numpy()
 
 
 def iris_clustering() -> ReproductionReport:
     rep = ReproductionReport("wang2008-iris-clustering", "reference K-means of UCI IRIS, seeds = rows 1-3 (Ch. 5)")
-    A, y = _xy("iris_uci")
+    A, y = load_xy("iris_uci")
     labels, C = lloyd_kmeans(A, A[:3])
     for j, row in enumerate(reference_rows("wang2008_iris_centroids.csv")):
         rep.add(row["cluster"], "size", float((labels == j).sum()), float(row["size"]), 0.0)
@@ -57,7 +57,7 @@ def table_5_2(n_seeds: int = 10) -> ReproductionReport:
     from ppdm.mechanisms.projection import RandomProjection
 
     rep = ReproductionReport("wang2008-table-5-2", "IRIS mutual information, entropy distortion (Table 5.2)")
-    A, y = _xy("iris_uci")
+    A, y = load_xy("iris_uci")
     truth, _ = lloyd_kmeans(A, A[:3])
     published = {r["method"]: r for r in reference_rows("wang2008_table5_2.csv")}
     E = attribute_entropies(A)
@@ -105,7 +105,7 @@ def table_5_2(n_seeds: int = 10) -> ReproductionReport:
 
 def table_4_6(n_seeds: int = 3) -> ReproductionReport:
     rep = ReproductionReport("wang2008-table-4-6", "Lin PG vs multiplicative NMF on WBC, K = 7 (Table 4.6)")
-    A, _ = _xy("wbc")
+    A, _ = load_xy("wbc")
     rows = {r["tolerance"]: r for r in reference_rows("wang2008_table4_6.csv")}
     for tol_s in ("1e-3", "1e-4", "1e-5"):
         tol = float(tol_s)
@@ -134,7 +134,7 @@ def table_4_6(n_seeds: int = 3) -> ReproductionReport:
 
 def table_4_8(n_seeds: int = 5) -> ReproductionReport:
     rep = ReproductionReport("wang2008-table-4-8", "NMF row on WBC, K = 7 (Tables 3.8 / 4.8)")
-    A, _ = _xy("wbc")
+    A, _ = load_xy("wbc")
     pub = next(r for r in reference_rows("wang2008_table4_8.csv") if r["method"] == "NMF")
     vals = []
     for s in range(n_seeds):
@@ -190,7 +190,7 @@ IRIS_TESTS: list[tuple[str, list[MemberRequest], list[PairRequest], int]] = [
 def iris_hiding(max_trials: int = 500) -> ReproductionReport:
     rep = ReproductionReport("wang2008-iris-hiding", "IRIS membership and relation hiding, Schemes 1-3 (Ch. 5)")
     scheme_fixtures(rep)
-    A, _ = _xy("iris_uci")
+    A, _ = load_xy("iris_uci")
     stats: dict[str, list[tuple[int, float]]] = {"paper": [], "targeted": []}
     for name, members, pairs, scheme in IRIS_TESTS:
         for search in ("paper", "targeted"):
@@ -217,7 +217,7 @@ def hiding_targets(n_requests: int = 100, max_trials: int = 200) -> Reproduction
     """Random single-member requests (any other cluster) on IRIS (K=3) and WBC (K=2), targeted search."""
     rep = ReproductionReport("ppdm-hiding-targets", "random single-member hiding on IRIS and WBC (beyond the papers)")
     for name, K in (("iris_uci", 3), ("wbc", 2)):
-        A, _ = _xy(name)
+        A, _ = load_xy(name)
         rng = np.random.default_rng(2026)
         zero, trials, secs = 0, [], []
         for i in range(n_requests):

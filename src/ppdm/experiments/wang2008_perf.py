@@ -17,7 +17,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from ppdm.experiments.base import ReproductionReport, reference_rows
-from ppdm.experiments.wang2008_nmf import _xy
+from ppdm.experiments.wang2008_nmf import load_xy
 from ppdm.mechanisms.nmf_solvers import factorize, hoyer_sparseness, nmf_init
 from ppdm.metrics import svm_accuracy, value_metrics
 
@@ -78,7 +78,7 @@ def table_4_7_figs_4_3_4_4(n_seeds: int = 5) -> ReproductionReport:
     rep = ReproductionReport("wang2008-table-4-7-figs-4-3-4-4",
                              "projected-gradient NMF on WBC: dimension, sparseness, truncation "
                              "(Table 4.7, Figs 4.3-4.4)")
-    A, y = _xy("wbc")
+    A, y = load_xy("wbc")
     pub = {int(r["dimension_k"]): r for r in reference_rows("wang2008_table4_7.csv")}
     dims, trunc, sparse = [], [], []
     for seed in range(n_seeds):

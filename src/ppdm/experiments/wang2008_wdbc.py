@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.experiments.base import ReproductionReport, reference_rows
-from ppdm.experiments.wang2008 import _GRIDS, EXACT, RP_TOL, _svm_wdbc, _xy, appendix_a_rows
+from ppdm.experiments.wang2008 import EXACT, RP_TOL, SWEEP_GRIDS, appendix_a_rows, load_xy, svm_wdbc
 from ppdm.metrics import (
     corr_maintain,
     corr_val,
@@ -40,15 +40,15 @@ _SVM_EVERY = 10  # SVM on every 10th draw: "10 samples per random-projection met
 
 def sweep_rows(method: str, seed: int, A: np.ndarray, y: np.ndarray, svm: bool = True) -> pd.DataFrame:
     """One 100-draw sweep of a random baseline on WDBC: parameter, RE, K-means and (every 10th draw) SVM."""
-    make, grid = _GRIDS[method]
-    ss = np.random.SeedSequence([seed, 7, list(_GRIDS).index(method)])
+    make, grid = SWEEP_GRIDS[method]
+    ss = np.random.SeedSequence([seed, 7, list(SWEEP_GRIDS).index(method)])
     rows = []
     for i, (param, child) in enumerate(zip(grid, ss.spawn(len(grid)), strict=True)):
         B = make(float(param), int(child.generate_state(1)[0])).fit_transform(A)  # type: ignore[attr-defined]
         r: dict[str, Any] = {"method": method, "seed": seed, "param": float(param), "re": value_metrics(A, B)["re"],
                              "kmeans_pct": kmeans_accuracy(B, y), "svm_pct": np.nan}
         if svm and i % _SVM_EVERY == 0:
-            r["svm_pct"] = _svm_wdbc(B, y)
+            r["svm_pct"] = svm_wdbc(B, y)
         rows.append(r)
     return pd.DataFrame(rows)
 
@@ -117,7 +117,7 @@ def tables_3_2_3_3_3_5(n_seeds: int = 4) -> ReproductionReport:
     rep = ReproductionReport("wang2008-tables-3-2-3-3-3-5",
                              "mining-accuracy statistics of thin SVD, noise and random projection on WDBC "
                              "(Tables 3.2, 3.3, 3.5; Figs 3.6-3.9)")
-    A, y = _xy("wdbc")
+    A, y = load_xy("wdbc")
     # Table 3.2: deterministic statistics of Appendix A, k = 1..29
     svd = [r for r in appendix_a_rows(with_svm=True, progress=False) if r["k"] <= 29]
     t32 = {r["mining_algorithm"]: r for r in reference_rows("wang2008_table3_2.csv")}
@@ -133,7 +133,7 @@ def tables_3_2_3_3_3_5(n_seeds: int = 4) -> ReproductionReport:
     rep.add("3.2 thin SVD SVM", "Max.rel.err %", sv["max_rel_err_pct"],  # type: ignore[arg-type]
             float(t32["SVMlight"]["max_rel_err_pct"]), None, "info", "SVMlight C and folds unknown")
     # the random sweeps
-    parts = [sweep_rows(m, s, A, y, svm=m not in ("uniformNoise", "normalNoise")) for m in _GRIDS
+    parts = [sweep_rows(m, s, A, y, svm=m not in ("uniformNoise", "normalNoise")) for m in SWEEP_GRIDS
              for s in range(n_seeds)]
     sweeps = pd.concat(parts, ignore_index=True)
 
@@ -143,7 +143,7 @@ def tables_3_2_3_3_3_5(n_seeds: int = 4) -> ReproductionReport:
 
     for r in reference_rows("wang2008_table3_3.csv"):
         method = "uniformNoise" if r["noise"] == "uniform" else "normalNoise"
-        grid = _GRIDS[method][1]
+        grid = SWEEP_GRIDS[method][1]
         rep.add(f"3.3 {r['noise']}", "mean noise parameter", float(grid.mean()), float(r["mean_noise_parameter"]),
                 0.005)
         res = per_seed(method, "re")
@@ -234,7 +234,7 @@ def _row_metrics(A: np.ndarray, B: np.ndarray, y: np.ndarray, legacy: bool = Fal
     return {"re": m["re"], "rp": m["rp"], "rk": m["rk"], "distval": dist_val(A, B),
             "distmaintain_pct": dist_maintain(A, B), "corrval": corr_val(A, B),
             "corrmaintain_pct": corr_maintain(A, B, "legacy") if legacy else corr_maintain(A, B),
-            "kmeans_pct": kmeans_accuracy(B, y), "svm_pct": _svm_wdbc(B, y)}
+            "kmeans_pct": kmeans_accuracy(B, y), "svm_pct": svm_wdbc(B, y)}
 
 
 def tables_3_6_6_2(n_seeds: int = 8) -> ReproductionReport:
@@ -242,7 +242,7 @@ def tables_3_6_6_2(n_seeds: int = 8) -> ReproductionReport:
     from ppdm.mechanisms.svd import svd_reconstruct
 
     rep = ReproductionReport("wang2008-tables-3-6-6-2", "seven methods on WDBC at similar RE (Tables 3.6, 6.2)")
-    A, y = _xy("wdbc")
+    A, y = load_xy("wdbc")
     pub = {r["method"]: r for r in reference_rows("wang2008_table3_6.csv")}
     t62 = {r["method"]: r for r in reference_rows("wang2008_table6_2.csv")}
     svd = _row_metrics(A, svd_reconstruct(A, 4, solver="exact"), y, legacy=True)
@@ -254,7 +254,7 @@ def tables_3_6_6_2(n_seeds: int = 8) -> ReproductionReport:
     rep.add("thinSVD k=4", "svm_pct", svd["svm_pct"], float(pub["thinSVD"]["svm_pct"]), None, "info",
             "SVMlight C and folds unknown")
     for method, (grid_key, param) in _ROW_MAKERS.items():
-        make = _GRIDS[grid_key][0]
+        make = SWEEP_GRIDS[grid_key][0]
         draws = []
         for s in range(n_seeds):
             B = make(param, 1000 + s).fit_transform(A)  # type: ignore[attr-defined]

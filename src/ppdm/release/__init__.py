@@ -205,8 +205,9 @@ def _release(
         cfg = cfg.model_copy(update={"preprocess": "none"})
         _check_sweep_memory(len(df), X.shape[1], cfg.n_jobs)
     else:
-        schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop,
-                                drop_other=bool(drop) or any(r == "drop" for r in parse_roles(roles).values()))
+        # free text and identifiers other than --id never reach a release (the column list says why)
+        dropped = tuple(dict.fromkeys([*drop, *(i.name for i in infos if i.treatment.startswith("dropped"))]))
+        schema = resolve_schema(df, columns=columns, id=id, label=label, drop=dropped)
         _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
         X = schema.matrix(df)
     y = df[label].astype(str).to_numpy() if label else None
@@ -418,6 +419,8 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "failed_candidates": failed,
         "per_column_re": {c: float(np.linalg.norm(X_units[:, j] - B_units[:, j])
                                    / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)},
+        # each column's distribution and each pair's association, original against published
+        "fidelity": _fidelity(df, released, codec, schema),
         # every column of the input: its type, its role and what the release did with it
         "columns": [i.to_dict() for i in infos],
         "whole_table": None if codec is None else {
@@ -447,6 +450,19 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return ReleaseResult(out, record)
+
+
+def _fidelity(df: pd.DataFrame, released: pd.DataFrame, codec: Any, schema: Any) -> dict[str, Any] | None:
+    """Marginal and pairwise fidelity of the released columns (the label too, where there is one)."""
+    from ppdm.metrics.fidelity import fidelity
+
+    if codec is not None:
+        numeric, categorical = list(codec.numeric_names), list(codec.categorical_names)
+    else:
+        numeric, categorical = list(schema.released), []
+    if schema.label is not None:
+        categorical.append(schema.label)
+    return fidelity(df, released, numeric, categorical)
 
 
 def _json_default(o: Any) -> Any:

@@ -72,6 +72,13 @@ def summary_text(record: dict[str, Any]) -> list[str]:
             kept = (ch["utility"][obj] - maj) / (orig - maj)
             line += f" (majority class {maj:.1f} %: the release keeps {kept:.0%} of the signal above it)"
         lines.append(line + ".")
+    fid = record.get("fidelity")
+    if fid and fid.get("mean_marginal_distance") is not None:
+        pair = fid["pairwise"]
+        lines.append(f"Fidelity: column distributions differ by {fid['mean_marginal_distance']:.3f} on average "
+                     "(Kolmogorov-Smirnov for numbers, total variation for categories; 0 is the same); the "
+                     f"association of a pair of columns changes by {pair['mean_abs_difference']:.3f} on average "
+                     f"(at most {pair['max_abs_difference']:.3f}).")
     n = len(record["candidates"])
     feasible = sum(1 for c in record["candidates"] if not c["verdict"].startswith("violates"))
     pol = record["policy"]

@@ -103,6 +103,24 @@ def per_column_png(per_column: dict[str, float]) -> bytes:
     return _png(fig)
 
 
+def fidelity_png(fid: dict[str, Any]) -> bytes | None:
+    """Heat map of how much each pair of columns' association changed (0 = kept, 1 = lost or made up)."""
+    pair = fid.get("pairwise", {})
+    names = pair.get("columns", [])
+    if len(names) < 2:
+        return None
+    plt = _plt()
+    D = np.asarray(pair["difference"], dtype=float)
+    side = max(4.0, 0.35 * len(names) + 2.0)
+    fig, ax = plt.subplots(figsize=(side + 1.0, side))
+    im = ax.imshow(D, vmin=0.0, vmax=max(0.3, float(D.max())), cmap="Reds")
+    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    fig.colorbar(im, ax=ax, shrink=0.8, label="|association in release - in original|")
+    ax.set_title(f"pairwise fidelity (mean change {pair['mean_abs_difference']:.3f})")
+    return _png(fig)
+
+
 def shepard_png(shepard: dict[str, np.ndarray]) -> bytes:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(4.5, 4.5))

@@ -40,6 +40,12 @@ def render_report(record: dict[str, Any], plot_data: dict[str, Any]) -> str:
         if uri:
             figures.append((f"{method}: utility and attack success by parameter", uri, ""))
     figures.append(("Per-attribute distortion", _data_uri(plots.per_column_png(record["per_column_re"])), ""))
+    fid = _data_uri(plots.fidelity_png(record["fidelity"])) if record.get("fidelity") else None
+    if fid:
+        figures.append(("Pairwise fidelity", fid,
+                        "How much the association of each pair of columns changed: absolute correlation for two "
+                        "numbers, Cramer's V for two categories, the correlation ratio for one of each. White is "
+                        "kept; red is lost, or made up by the release."))
     figures.append(("Shepard plot", _data_uri(plots.shepard_png(plot_data["shepard"])),
                     "Pairwise distances before and after, on a seeded sample of pairs: points on the diagonal mean "
                     "distances (and so clusters and neighbours) survive."))
