@@ -41,6 +41,11 @@ DATASETS: dict[str, DatasetInfo] = {
         DatasetInfo("wbc", "wbc.csv", "class", "Breast Cancer Wisconsin (Original), 699 x 9, 2 = benign, "
                     "4 = malignant; 16 missing bare_nuclei filled 1 (benign) / 8 (malignant)",
                     "UCI WBC (MASS::biopsy)", "CC BY 4.0"),
+        DatasetInfo("adult", "adult.csv", "class", "Adult (census income), a seeded sample of 5,000 of 32,561 "
+                    "records, 6 numeric and 8 categorical attributes, <=50K/>50K; 655 missing cells",
+                    "UCI Adult", "CC BY 4.0"),
+        DatasetInfo("german", "german.csv", "class", "Statlog German Credit, 1000 x 20 (7 numeric, 13 "
+                    "categorical), 1 = good, 2 = bad", "UCI Statlog (German Credit Data)", "CC BY 4.0"),
     )
 }
 
@@ -68,7 +73,7 @@ def load(name: str, *, fill: str = "protocol") -> pd.DataFrame:
 
     Parameters
     ----------
-    name : {'iris', 'iris_uci', 'wdbc', 'wine', 'wbc'}
+    name : {'iris', 'iris_uci', 'wdbc', 'wine', 'wbc', 'adult', 'german'}
     fill : {'protocol', 'none'}, default='protocol'
         WBC only: fill the missing ``bare_nuclei`` cells with 1 (benign) / 8 (malignant), or keep NaN.
     """
