@@ -45,7 +45,7 @@ def released(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd
     df.to_csv(src, index=False)
     out = tmp / "out"
     res = release(src, output_dir=out, config=load_config(None, CONFIG), id="pid", label="class", keep_ids=True,
-                  use_cache=False, progress=False)
+                  use_cache=False, progress=False, roles="region=sensitive")
     return pd.read_csv(src), pd.read_csv(out / "release.csv"), res.record, out
 
 
@@ -90,3 +90,14 @@ def test_risk_counts_the_released_categories(released) -> None:
         link = next(a for a in c["attacks"] if a["attack"] == "linkage")
         # the mixed-row linkage saw categorical columns beside the numbers (uniqueness is measured on them)
         assert "unique_share" in link["details"], c["method"]
+
+
+def test_a_sensitive_column_is_measured_against_its_control(released) -> None:
+    _, _, record, _ = released
+    assert {c["name"]: c["role"] for c in record["columns"]}["region"] == "sensitive"
+    for c in record["candidates"]:
+        r = c["risk"]["sensitive"]["region"]
+        inf = r["attribute_inference"]
+        assert 0 <= inf["control"] <= 1 and inf["excess"] == pytest.approx(max(0.0, inf["members"] - inf["control"]))
+        assert r["l_diversity"]["l"] >= 1
+    assert any("Sensitive column 'region'" in line for line in record["summary"])

@@ -130,6 +130,20 @@ class TableCodec:
     def categorical_names(self) -> list[str]:
         return [c.name for c in self.categorical_]
 
+    def design_columns(self, names: Sequence[str]) -> np.ndarray:
+        """The design matrix's columns that carry the given perturbed columns."""
+        cols: list[int] = []
+        for name in names:
+            if name in self.numeric_names:
+                cols.append(self.numeric_names.index(name))
+            elif name in self.categorical_names:
+                cols.extend(self.blocks_[self.categorical_names.index(name)].tolist())
+        return np.asarray(cols, dtype=int)
+
+    def role_names(self, role: str) -> list[str]:
+        """The perturbed columns with a role (e.g. ``sensitive``, ``quasi-identifier``)."""
+        return [i.name for i in self.infos if i.role == role]
+
     # -- encoding --------------------------------------------------------------------------------
 
     def missing(self, df: pd.DataFrame) -> dict[str, np.ndarray]:

@@ -233,7 +233,7 @@ def score_candidate(
     value = value_metrics(X_att, B_att)
     util = utility_scores(B, y, seed=seed)
     util["neighbour_pct"] = neighbour_preservation(X, B, seed=seed)
-    linked = None
+    linked, sensitive = None, None
     if holdout is not None and y is not None:
         train, test = holdout
         with warnings.catch_warnings():
@@ -248,6 +248,7 @@ def score_candidate(
         if codec is not None and B_t.shape == X[train].shape:
             B_t_att = codec.numbers(codec.decode(B_t)) if codec.numeric_names else B_t
             linked = linked_value_disclosure(X_att[train], B_t_att, X_att[test])
+            sensitive = _sensitive_risk(codec, X, B_t, train, test, codec.decode(B))
         else:
             linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
@@ -270,6 +271,8 @@ def score_candidate(
         risk["within_5pct"] = linked["excess"]
         risk["within_5pct_attack"] = f"linked {linked['attack']}"
         risk["within_5pct_by_reconstruction"] = linked["by_reconstruction"]
+    if sensitive:
+        risk["sensitive"] = sensitive
     return {
         "method": method,
         "params": params,
@@ -284,3 +287,32 @@ def score_candidate(
 def draws(key_seed: object, seed: int, stream: int) -> np.random.Generator:
     """The categorical draws of a decoded release: from the release key (the evaluation seed without one)."""
     return np.random.default_rng([int(seed if key_seed is None else key_seed), stream])  # type: ignore[call-overload]
+
+
+def _sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarray, test: np.ndarray,
+                    published: Any) -> dict[str, Any] | None:
+    """Attribute inference (members against held-out real records) and l-diversity of each sensitive column.
+
+    ``B_t`` is the release of the train rows alone (re-encoded as published), ``published`` the release of
+    the whole table, decoded.
+    """
+    from ppdm.attacks.inference import attribute_inference, l_diversity
+
+    sensitive = codec.role_names("sensitive")
+    qis = codec.role_names("quasi-identifier")
+    if not sensitive or not qis:
+        return None
+    original = codec.decode(X)
+    released_t = codec.decode(B_t)
+    q = codec.design_columns(qis)
+    cat_qis = [c for c in qis if c in codec.categorical_names]
+    out = {}
+    for s in sensitive:
+        numeric = s in codec.numeric_names
+        inf = attribute_inference(B_t[:, q], released_t[s].to_numpy(), X[train][:, q],
+                                  original[s].to_numpy()[train], X[test][:, q], original[s].to_numpy()[test],
+                                  numeric=numeric)
+        out[s] = {"attribute_inference": inf}
+        if not numeric:
+            out[s]["l_diversity"] = l_diversity(published[cat_qis].to_numpy(dtype=object), published[s].to_numpy())
+    return out

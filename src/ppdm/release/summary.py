@@ -72,6 +72,16 @@ def summary_text(record: dict[str, Any]) -> list[str]:
             kept = (ch["utility"][obj] - maj) / (orig - maj)
             line += f" (majority class {maj:.1f} %: the release keeps {kept:.0%} of the signal above it)"
         lines.append(line + ".")
+    for col, r in (record.get("chosen", {}).get("risk", {}).get("sensitive") or {}).items():
+        inf = r["attribute_inference"]
+        line = (f"Sensitive column '{col}': a model learnt from the release infers it from the quasi-identifiers for "
+                f"{inf['members']:.1%} of the people in the release and {inf['control']:.1%} of people not in it "
+                f"({inf['excess']:.1%} beyond that control)")
+        if "l_diversity" in r:
+            ld = r["l_diversity"]
+            line += (f"; l-diversity {ld['l']} ({ld['share_in_uniform_groups']:.1%} of the records in groups with a "
+                     "single value)")
+        lines.append(line + ".")
     fid = record.get("fidelity")
     if fid and fid.get("mean_marginal_distance") is not None:
         pair = fid["pairwise"]
