@@ -102,3 +102,23 @@ def test_gaps_are_filled_for_the_mechanism_and_put_back() -> None:
     out = mask_gaps(codec.decode(X), gaps)
     assert out["age"].isna().sum() == 2 and pd.isna(out.loc[5, "city"]) and pd.isna(out.loc[9, "visit"])
     assert out.loc[0, "age"] == df.loc[0, "age"]
+
+
+def test_many_categories_share_one_indicator_beyond_the_most_frequent() -> None:
+    rng = np.random.default_rng(4)
+    codes = np.concatenate([np.repeat([f"c{i}" for i in range(20)], 50), [f"r{i}" for i in range(300)]])
+    df = pd.DataFrame({"code": rng.permutation(codes), "v": rng.normal(size=len(codes))})
+    infos = infer_columns(df)
+    assert {i.name: i.type for i in infos}["code"] == "categorical"
+    codec = TableCodec(infos).fit(df)
+    assert len(codec.blocks_[0]) == 60  # 59 most frequent categories and one shared by the other 261
+    back = codec.decode(codec.encode(df), rng=np.random.default_rng(5))
+    frequent = df["code"].str.startswith("c")
+    assert (back["code"][frequent] == df["code"][frequent]).all()
+    assert set(back["code"]) <= set(df["code"])  # a shared indicator decodes to one of its own categories
+
+
+def test_an_empty_column_is_dropped_with_its_reason() -> None:
+    df = pd.DataFrame({"v": [1.0, 2.0, 3.0], "empty": [np.nan] * 3, "c": ["a", "b", "a"]})
+    info = {i.name: i for i in infer_columns(df)}["empty"]
+    assert info.treatment == "dropped (no values)"

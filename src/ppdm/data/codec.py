@@ -26,6 +26,10 @@ from ppdm.exceptions import InputError
 __all__ = ["TableCodec", "mask_gaps"]
 
 _ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
+# a column with more categories than this keeps an indicator for each of its most frequent ones and one
+# shared indicator for the rest (decoded as one of them, drawn by frequency): the design stays narrow
+_MAX_LEVELS = 60
+_RARE = "\x00rare"
 _DAY = np.timedelta64(1, "D")
 
 
@@ -44,9 +48,11 @@ class _Numeric:
 @dataclass
 class _Categorical:
     name: str
-    categories: list[str]
+    categories: list[str]  # one indicator each; beyond _MAX_LEVELS, the last indicator stands for the rest
     fill: str
     values: dict[str, object] = field(default_factory=dict)  # category text -> the original cell value
+    rare: list[str] = field(default_factory=list)  # the categories sharing the last indicator
+    rare_shares: list[float] = field(default_factory=list)
 
 
 def _numbers(s: pd.Series, kind: str) -> np.ndarray:
@@ -108,9 +114,15 @@ class TableCodec:
                 if text.empty:
                     raise InputError(f"column '{info.name}' has no value to release; drop it (--drop '{info.name}')")
                 counts = text.value_counts()
-                cats = sorted(counts.index)
                 values = dict(zip(text, obs, strict=True))
-                self.categorical_.append(_Categorical(info.name, cats, str(counts.index[0]), values))
+                if len(counts) > _MAX_LEVELS:
+                    top, rest = counts.iloc[: _MAX_LEVELS - 1], counts.iloc[_MAX_LEVELS - 1:]
+                    self.categorical_.append(_Categorical(
+                        info.name, [*sorted(top.index), _RARE], str(counts.index[0]), values,
+                        list(rest.index), (rest / rest.sum()).tolist()))
+                else:
+                    self.categorical_.append(_Categorical(info.name, sorted(counts.index), str(counts.index[0]),
+                                                          values))
         self.numeric_index_ = np.arange(len(self.numeric_))
         offsets = np.cumsum([len(self.numeric_)] + [len(c.categories) for c in self.categorical_])
         self.blocks_ = [np.arange(a, b) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
@@ -182,6 +194,8 @@ class TableCodec:
         cats = self.categories(df)
         for j, (c, block) in enumerate(zip(self.categorical_, self.blocks_, strict=True)):
             pos = pd.Index(c.categories).get_indexer(cats[:, j])
+            if c.rare:
+                pos[np.isin(cats[:, j], c.rare)] = len(c.categories) - 1
             # a category the codec did not see (a later table) matches none of the indicators
             rows = np.flatnonzero(pos >= 0)
             X[rows, block[pos[rows]]] = _ONE_HOT_WEIGHT
@@ -214,6 +228,12 @@ class TableCodec:
                 out[n.name] = v
         for c, block in zip(self.categorical_, self.blocks_, strict=True):
             pick = np.asarray(c.categories, dtype=object)[_choose(B[:, block], rng)]
+            rare = pick == _RARE
+            if rare.any():
+                # the shared indicator becomes one of the rare categories, by their frequency in the original
+                draw = (rng.choice(len(c.rare), int(rare.sum()), p=c.rare_shares) if rng is not None
+                        else np.zeros(int(rare.sum()), dtype=int))
+                pick[rare] = np.asarray(c.rare, dtype=object)[draw]
             out[c.name] = pd.Series(pick).map(c.values).to_numpy(dtype=object)
         return pd.DataFrame(out, index=range(B.shape[0]))[[i.name for i in self.infos]]
 

@@ -126,6 +126,8 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             treatment = "dropped (an identifier; name it with --id to publish pseudonyms)"
         elif kind == "text":
             role, treatment = role or "other", "dropped (free text)"
+        elif s.notna().sum() == 0:
+            role, treatment = role or "other", "dropped (no values)"
         else:
             role = role or "quasi-identifier"
             treatment = "perturbed"
