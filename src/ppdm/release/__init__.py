@@ -396,7 +396,9 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
     released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids)
     from ppdm.data import formulas
 
-    risky = formulas.formula_cells(released, [c for c in released.columns if c not in schema.released])
+    # text that reaches the release (passed through, or released categories) is checked for formulas
+    numeric_out = set(unit_names) if codec is not None else set(schema.released)
+    risky = formulas.formula_cells(released, [c for c in released.columns if c not in numeric_out])
     if risky and escape_formulas:
         released = formulas.escape_formulas(released, list(risky))
     record = {
