@@ -60,6 +60,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
         MechanismEntry("mdav", "ppdm.mechanisms.microaggregation:MDAV",
                        "microaggregation (MDAV): each record released as the centroid of its group of >= k "
                        "similar records, within the label's classes", {"k": 3}),
+        MechanismEntry("rankswap", "ppdm.mechanisms.swapping:RankSwap",
+                       "rank swapping: each column's values exchanged between records within p % of the ranks",
+                       {"p": 5.0}),
         MechanismEntry("copula", "ppdm.mechanisms.synthetic:GaussianCopula",
                        "synthetic records from a Gaussian copula fitted per class (empirical marginals)", {}),
         MechanismEntry("rp-liu", "ppdm.mechanisms.reduction:LiuRandomProjection",

@@ -19,6 +19,7 @@ from ppdm.mechanisms.reduction import (
 )
 from ppdm.mechanisms.sparsified import SparsifiedSVD
 from ppdm.mechanisms.svd import ThinSVD, svd_reconstruct
+from ppdm.mechanisms.swapping import RankSwap
 from ppdm.mechanisms.synthetic import GaussianCopula
 
 # every mechanism of the registry (ppdm.registry.names()) is importable from here; a test keeps it so
@@ -37,6 +38,7 @@ __all__ = [
     "PCAProjection",
     "RandomProjection",
     "RandomRotation",
+    "RankSwap",
     "SparsifiedSVD",
     "StructuralPartition",
     "ThinSVD",

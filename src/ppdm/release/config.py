@@ -29,8 +29,10 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     "mdav": {"k": [20, 30, 50]},
     # synthetic records: no released row is derived from one person's row
     "copula": {},
+    # each column's values move to records within p % of the ranks: marginals exact, rows mixed
+    "rankswap": {"p": [5.0, 15.0]},
 }
-DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation", "mdav", "copula")
+DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation", "mdav", "copula", "rankswap")
 
 
 #: utilities a policy can maximise ("tstr" picks the train-on-release measure that suits the table)
