@@ -7,6 +7,7 @@ from ppdm.experiments import (
     alotaibi2015_attacks,
     alotaibi2015_known_points,
     alotaibi2015_nmds,
+    alotaibi2015_structure,
     alotaibi2015_sweeps,
     alotaibi2015_utility,
     wang2008,
@@ -87,6 +88,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-figs-4-13-4-14-4-15",
                      "distance attack: known points, outlying known points, attacker up-scaling (Figs 4.13-4.15)",
                      alotaibi2015_known_points.figs_4_13_4_14_4_15, slow=True, options=("trials",)),
+        Reproduction("alotaibi2015-tables-5-6-5-9",
+                     "neighbourhood preservation and class compactness, synthetic and real (Tables 5.6-5.9, Fig. 5.11)",
+                     alotaibi2015_structure.tables_5_6_to_5_9, slow=True, options=("data_dir",)),
     )
 }
 
