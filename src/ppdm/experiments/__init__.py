@@ -5,6 +5,7 @@ from __future__ import annotations
 from ppdm.exceptions import ParameterError
 from ppdm.experiments import (
     alotaibi2015_attacks,
+    alotaibi2015_clustering,
     alotaibi2015_known_points,
     alotaibi2015_nmds,
     alotaibi2015_structure,
@@ -91,6 +92,10 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-tables-5-6-5-9",
                      "neighbourhood preservation and class compactness, synthetic and real (Tables 5.6-5.9, Fig. 5.11)",
                      alotaibi2015_structure.tables_5_6_to_5_9, slow=True, options=("data_dir",)),
+        Reproduction("alotaibi2015-figs-5-1-5-3-tables-5-3-5-4",
+                     "clustering VI against p (k-means, single linkage, DBSCAN) and paired t-tests at p = n-1 "
+                     "(Figs 5.1-5.3, Tables 5.3-5.4)",
+                     alotaibi2015_clustering.figs_5_1_5_3_tables_5_3_5_4, slow=True, options=("data_dir",)),
     )
 }
 
