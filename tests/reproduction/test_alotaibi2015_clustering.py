@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ppdm.experiments import REPRODUCTIONS
-from ppdm.experiments.alotaibi2015_clustering import kmeans_trials, vi_sweep
+from ppdm.experiments.alotaibi2015_clustering import k_clusters, kmeans_trials, vi_sweep
 from ppdm.experiments.alotaibi2015_structure import load_labelled
 
 
@@ -74,3 +74,12 @@ def test_trials_are_paired(iris: tuple[np.ndarray, np.ndarray]) -> None:
 def test_registered() -> None:
     r = REPRODUCTIONS["alotaibi2015-figs-5-1-5-3-tables-5-3-5-4"]
     assert r.slow and r.options == ("data_dir",)
+
+
+def test_table_5_5_generator_and_two_dimensional_trials() -> None:
+    Z, y = k_clusters(4, m=200)
+    assert Z.shape == (200, 3) and np.bincount(y).tolist() == [50] * 4
+    assert np.allclose(Z.std(axis=0, ddof=1), 1.0)
+    vi = kmeans_trials(Z, y, trials=5, p=2)
+    assert all(len(a) == 5 for a in vi.values()) and all((a >= 0).all() for a in vi.values())
+    assert REPRODUCTIONS["alotaibi2015-table-5-5"].slow

@@ -97,6 +97,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      "clustering VI against p (k-means, single linkage, DBSCAN) and paired t-tests at p = n-1 "
                      "(Figs 5.1-5.3, Tables 5.3-5.4)",
                      alotaibi2015_clustering.figs_5_1_5_3_tables_5_3_5_4, slow=True, options=("data_dir",)),
+        Reproduction("alotaibi2015-table-5-5",
+                     "paired t-tests of k-means VI, NMDS against the others, k = 3..10 synthetic clusters (Table 5.5)",
+                     alotaibi2015_clustering.table_5_5, slow=True),
         Reproduction("alotaibi2015-table-5-10", "RMSE of dot products against p, 10 synthetic sets (Table 5.10)",
                      alotaibi2015_dot.table_5_10, slow=True),
     )
