@@ -64,6 +64,8 @@ _DATA = "describes the data sets, not a result"
 _YEAST = "data set not available here: YEAST (UCI) is not bundled"
 _TERROR = "data not public: the 100-record terrorist data set"
 _SEE = "same experiment as "
+_TOY = ("the toy generator and the noise levels are not given; the NMF has K = 3 on 2 features, above the "
+        "K <= min(rows, columns) that ppdm's NMF accepts: no reproduction yet")
 _VI = "alotaibi2015-figs-5-1-5-3-tables-5-3-5-4"
 _VI_SETS = ("Iris, Wine, BCW and (from a data directory) Pima Diabetes only; Ecoli, Multiple Features, Page "
             "Blocks, Yeast, SCC, Credit Approval, Hepatitis are not available here, and the other sets are "
@@ -146,9 +148,9 @@ _WANG2008 = (
     _e(_W, "Table 4.3", "Algorithm 5: projected gradients", _N, reason=_ALG),
     _e(_W, "Table 4.4", "Algorithm 6: data hiding scheme", _N, reason=_ALG),
     _e(_W, "Fig. 4.1", "2-D three-class data and its NMF and noise versions", _O,
-       reason="the toy generator is not given; needs a stand-in"),
+       reason=_TOY),
     _e(_W, "Fig. 4.2", "binary SVM on original, NMF and noisy 2-D data", _O,
-       reason="the toy generator is not given; needs a stand-in"),
+       reason=_TOY),
     _e(_W, "Table 4.5", "Algorithm 7: NMF-based modification", _N, reason=_ALG),
     _e(_W, "Table 4.6", "projected-gradient vs multiplicative NMF on WBC", _R, "wang2008-table-4-6"),
     _e(_W, "Table 4.7", "projected-gradient NMF on WBC against the dimension", _R, "wang2008-table-4-7-figs-4-3-4-4"),
@@ -313,9 +315,9 @@ _WANG2008GRC = (
 _WANG2007ICDMW = (
     _e(_I, "Fig. 1", "data hiding scheme", _N, reason=_ILL),
     _e(_I, "Fig. 2", "2-D three-class data and its NMF and noise versions", _O,
-       reason="the toy generator is not given; needs a stand-in"),
+       reason=_TOY),
     _e(_I, "Fig. 3", "binary SVM on original, NMF and noisy 2-D data", _O,
-       reason="the toy generator is not given; needs a stand-in"),
+       reason=_TOY),
     _e(_I, "Fig. 4", "single membership hiding scheme", _N, reason=_ALG),
     _e(_I, "Fig. 5", "single-pair relationship change scheme", _N, reason=_ALG),
     _e(_I, "Fig. 6", "IRIS data set and cluster distribution", _R, "wang2008-iris-clustering"),
