@@ -5,8 +5,11 @@ from __future__ import annotations
 from ppdm.exceptions import ParameterError
 from ppdm.experiments import (
     alotaibi2015_attacks,
+    alotaibi2015_clustering,
+    alotaibi2015_dot,
     alotaibi2015_known_points,
     alotaibi2015_nmds,
+    alotaibi2015_structure,
     alotaibi2015_sweeps,
     alotaibi2015_utility,
     wang2008,
@@ -87,6 +90,18 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-figs-4-13-4-14-4-15",
                      "distance attack: known points, outlying known points, attacker up-scaling (Figs 4.13-4.15)",
                      alotaibi2015_known_points.figs_4_13_4_14_4_15, slow=True, options=("trials",)),
+        Reproduction("alotaibi2015-tables-5-6-5-9",
+                     "neighbourhood preservation and class compactness, synthetic and real (Tables 5.6-5.9, Fig. 5.11)",
+                     alotaibi2015_structure.tables_5_6_to_5_9, slow=True, options=("data_dir",)),
+        Reproduction("alotaibi2015-figs-5-1-5-3-tables-5-3-5-4",
+                     "clustering VI against p (k-means, single linkage, DBSCAN) and paired t-tests at p = n-1 "
+                     "(Figs 5.1-5.3, Tables 5.3-5.4)",
+                     alotaibi2015_clustering.figs_5_1_5_3_tables_5_3_5_4, slow=True, options=("data_dir",)),
+        Reproduction("alotaibi2015-table-5-5",
+                     "paired t-tests of k-means VI, NMDS against the others, k = 3..10 synthetic clusters (Table 5.5)",
+                     alotaibi2015_clustering.table_5_5, slow=True),
+        Reproduction("alotaibi2015-table-5-10", "RMSE of dot products against p, 10 synthetic sets (Table 5.10)",
+                     alotaibi2015_dot.table_5_10, slow=True),
     )
 }
 
