@@ -10,11 +10,36 @@ import numpy as np
 __all__ = ["utility_scores", "score_candidate", "risk_of", "holdout_split", "train_on_release_accuracy"]
 
 #: bump when the scoring changes, so cached results are recomputed
-SCORING_VERSION = 4
+SCORING_VERSION = 5
+
+
+#: cross-validated utilities (an RBF SVM is quadratic or worse in the rows) run on a seeded stratified sample
+#: of at most this many rows, the same rows for the original and every candidate; the record says so
+UTILITY_SAMPLE = 5000
+#: train-on-release models learn from at most this many released rows (a seeded stratified sample)
+TSTR_TRAIN_SAMPLE = 20_000
+
+
+def stratified_sample(y: np.ndarray, size: int, seed: int) -> np.ndarray | None:
+    """Sorted row indices of a seeded sample of ``size`` rows with the label's class shares (None: all rows)."""
+    n = len(y)
+    if n <= size:
+        return None
+    from sklearn.model_selection import train_test_split
+
+    labels = np.asarray(y).astype(str)
+    _, counts = np.unique(labels, return_counts=True)
+    strat = labels if counts.min() >= 2 else None
+    keep, _ = train_test_split(np.arange(n), train_size=size, stratify=strat, random_state=seed)
+    return np.sort(keep)
 
 
 def utility_scores(X: np.ndarray, y: np.ndarray | None, *, seed: int = 0) -> dict[str, float]:
-    """k-NN (k=4) and RBF-SVM 5-fold accuracy and K-means accuracy (%), or neighbour preservation."""
+    """k-NN (k=4) and RBF-SVM 5-fold accuracy and K-means accuracy (%), or neighbour preservation.
+
+    Above :data:`UTILITY_SAMPLE` rows they are measured on a seeded stratified sample of that many rows (the
+    same rows for every table of one label and seed): a 95 % interval of about +-1.4 points at 5,000 rows.
+    """
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.pipeline import make_pipeline
@@ -25,6 +50,9 @@ def utility_scores(X: np.ndarray, y: np.ndarray | None, *, seed: int = 0) -> dic
 
     if y is None:
         return {}
+    rows = stratified_sample(np.asarray(y), UTILITY_SAMPLE, seed)
+    if rows is not None:
+        X, y = X[rows], np.asarray(y)[rows]
     classes, counts = np.unique(y, return_counts=True)
     folds = int(max(2, min(5, counts.min())))
     cv = StratifiedKFold(folds, shuffle=True, random_state=seed)
@@ -242,9 +270,11 @@ def score_candidate(
             B_t, _ = perturb_array(X[train], mech_t, preprocess=preprocess, y=y[train])
         if codec is not None:
             B_t = codec.encode(codec.decode(B_t, rng=draws(key_seed, seed, 2)))
-        util["tstr_knn_pct"] = train_on_release_accuracy(B_t, y[train], X[test], y[test])
+        fit_rows = stratified_sample(y[train], TSTR_TRAIN_SAMPLE, seed)
+        B_fit, y_fit = (B_t, y[train]) if fit_rows is None else (B_t[fit_rows], y[train][fit_rows])
+        util["tstr_knn_pct"] = train_on_release_accuracy(B_fit, y_fit, X[test], y[test])
         util["tstr_logreg_pct"] = train_on_release_logreg(
-            B_t, y[train], X[test], y[test], None if codec is None else codec.numeric_index_)
+            B_fit, y_fit, X[test], y[test], None if codec is None else codec.numeric_index_)
         if codec is not None and B_t.shape == X[train].shape:
             B_t_att = codec.numbers(codec.decode(B_t)) if codec.numeric_names else B_t
             linked = linked_value_disclosure(X_att[train], B_t_att, X_att[test])
