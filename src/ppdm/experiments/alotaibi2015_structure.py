@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.exceptions import InputError, ParameterError
+from ppdm.exceptions import InputError
 from ppdm.experiments.base import ReproductionReport, reference_rows
 
 __all__ = ["METHODS", "load_labelled", "three_groups", "structure_at", "real_table", "synthetic_tables",
@@ -45,25 +45,15 @@ REAL_SETS: dict[str, tuple[str, int]] = {
 }
 #: thesis sets of Table 5.2 that are not available here
 NOT_AVAILABLE = ("Ecoli", "Multiple Features", "Page Blocks", "Yeast", "SCC", "Credit Approval", "Hepatitis")
-_BUNDLED = {"iris": ("iris", {}), "wine": ("wine", {}), "wbc": ("wbc", {"fill": "none"})}
 _TOL_DET = 0.015  # printed to 2 decimals (0.005) + 0.01 for missing values and ties among neighbours
 
 
 def load_labelled(stem: str, data_dir: str | Path | None = None, *, max_rows: int | None = 1000,
                   seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """z-scored numeric attributes and class labels of a thesis data set (bundled or ``data_dir/<stem>.csv``)."""
-    if stem in _BUNDLED:
-        from ppdm import datasets
+    from ppdm.experiments.alotaibi2015_sweeps import read_set
 
-        key, kw = _BUNDLED[stem]
-        df = datasets.load(key, **kw)
-    else:
-        if data_dir is None:
-            raise ParameterError(f"data set '{stem}' is not bundled; give the directory holding {stem}.csv")
-        path = Path(data_dir) / f"{stem}.csv"
-        if not path.is_file():
-            raise InputError(f"'{path.name}' not found in the data directory")
-        df = pd.read_csv(path)
+    df = read_set(stem, data_dir)
     if "class" not in df.columns:
         raise InputError(f"data set '{stem}' has no 'class' column")
     y = df["class"].astype(str).to_numpy()

@@ -49,6 +49,21 @@ _SHARE = 0.3
 _MAX_ATTR = 10
 
 
+def read_set(stem: str, data_dir: str | Path | None = None) -> pd.DataFrame:
+    """A thesis data set as read: bundled sets from the package, others from ``data_dir/<stem>.csv``."""
+    if stem in _BUNDLED:
+        from ppdm import datasets
+
+        key, kw = _BUNDLED[stem]
+        return datasets.load(key, **kw)
+    if data_dir is None:
+        raise ParameterError(f"data set '{stem}' is not bundled; give the directory holding {stem}.csv")
+    path = Path(data_dir) / f"{stem}.csv"
+    if not path.is_file():
+        raise InputError(f"'{path.name}' not found in the data directory")
+    return pd.read_csv(path)
+
+
 def load_matrix(stem: str, data_dir: str | Path | None = None, *, max_rows: int | None = 400,
                 seed: int = 0) -> np.ndarray:
     """Numeric attributes of a thesis data set, z-scored (sample SD), constant columns dropped.
@@ -56,18 +71,7 @@ def load_matrix(stem: str, data_dir: str | Path | None = None, *, max_rows: int 
     Bundled sets are read from the package; others from ``data_dir/<stem>.csv`` (class in the last
     column named ``class``, as ``ppdm datasets export`` writes them).
     """
-    if stem in _BUNDLED:
-        from ppdm import datasets
-
-        key, kw = _BUNDLED[stem]
-        df = datasets.load(key, **kw)
-    else:
-        if data_dir is None:
-            raise ParameterError(f"data set '{stem}' is not bundled; give the directory holding {stem}.csv")
-        path = Path(data_dir) / f"{stem}.csv"
-        if not path.is_file():
-            raise InputError(f"'{path.name}' not found in the data directory")
-        df = pd.read_csv(path)
+    df = read_set(stem, data_dir)
     X = df.drop(columns="class", errors="ignore").select_dtypes("number").to_numpy(float)
     if max_rows is not None and X.shape[0] > max_rows:
         rows = np.random.default_rng(seed).choice(X.shape[0], max_rows, replace=False)

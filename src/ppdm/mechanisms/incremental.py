@@ -1,13 +1,10 @@
-"""Incremental SVD updating for streaming releases (Wang 2008 Ch. 6; Zha & Simon 1999).
+"""Incremental SVD updating for streaming releases (Wang 2008 Ch. 6; Zha & Simon 1999): the estimator.
 
-Row updating: new rows ``T`` (q x m) are split into their projection ``T V`` on the current right basis
-and a residual; the residual's economy QR (``r = min(m, q)``) gives new basis vectors ``Q``; the small
-core ``[[S, 0], [T V, R^T]]`` ((K + q) x (K + r)) is decomposed and truncated to rank K, and the factors
-are rotated: ``V <- [V Q] Vc``, ``U <- [[U, 0], [0, I]] Uc``. Column updating is the transpose.
-
-The state is kept in the preprocessed space. ``keep_u=False`` drops ``U`` entirely, so an update costs
-O(q m (K + r)) whatever the number of rows absorbed (append-only releases); ``keep_u=True`` keeps ``U``
-so the whole table's rank-K approximation can be re-released (refresh) and columns can be added.
+The factor updates themselves (rows, columns, the core SVD and the mergeable statistics) are in
+:mod:`ppdm.mechanisms.svd_updates`. The state is kept in the preprocessed space. ``keep_u=False`` drops
+``U`` entirely, so an update costs O(q m (K + r)) whatever the number of rows absorbed (append-only
+releases); ``keep_u=True`` keeps ``U`` so the whole table's rank-K approximation can be re-released
+(refresh) and columns can be added.
 """
 
 from __future__ import annotations

@@ -250,8 +250,8 @@ def score_candidate(
     X_att, B_att, cats_o, cats_r = X, B, categories, categories
     if codec is not None:
         # scored as published: decoded (rounded, clipped, categories chosen) and re-encoded
-        B = codec.encode(codec.decode(B, rng=draws(key_seed, seed, 1)))
-        original, published = codec.decode(X), codec.decode(B)
+        original, published = codec.decode(X), codec.decode(B, rng=draws(key_seed, seed, 1))
+        B = codec.encode(published)
         if codec.numeric_names:
             X_att, B_att = codec.numbers(original), codec.numbers(published)
             columns = codec.numeric_names
@@ -269,16 +269,17 @@ def score_candidate(
             mech_t = registry.build(method, params, random_state=seed if key_seed is None else key_seed)
             B_t, _ = perturb_array(X[train], mech_t, preprocess=preprocess, y=y[train])
         if codec is not None:
-            B_t = codec.encode(codec.decode(B_t, rng=draws(key_seed, seed, 2)))
+            published_t = codec.decode(B_t, rng=draws(key_seed, seed, 2))
+            B_t = codec.encode(published_t)
         fit_rows = stratified_sample(y[train], TSTR_TRAIN_SAMPLE, seed)
         B_fit, y_fit = (B_t, y[train]) if fit_rows is None else (B_t[fit_rows], y[train][fit_rows])
         util["tstr_knn_pct"] = train_on_release_accuracy(B_fit, y_fit, X[test], y[test])
         util["tstr_logreg_pct"] = train_on_release_logreg(
             B_fit, y_fit, X[test], y[test], None if codec is None else codec.numeric_index_)
         if codec is not None and B_t.shape == X[train].shape:
-            B_t_att = codec.numbers(codec.decode(B_t)) if codec.numeric_names else B_t
+            B_t_att = codec.numbers(published_t) if codec.numeric_names else B_t
             linked = linked_value_disclosure(X_att[train], B_t_att, X_att[test])
-            sensitive = _sensitive_risk(codec, X, B_t, train, test, codec.decode(B))
+            sensitive = _sensitive_risk(codec, X, B_t, train, test, original, published_t, published)
         else:
             linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
@@ -320,11 +321,11 @@ def draws(key_seed: object, seed: int, stream: int) -> np.random.Generator:
 
 
 def _sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarray, test: np.ndarray,
-                    published: Any) -> dict[str, Any] | None:
+                    original: Any, released_t: Any, published: Any) -> dict[str, Any] | None:
     """Attribute inference (members against held-out real records) and l-diversity of each sensitive column.
 
-    ``B_t`` is the release of the train rows alone (re-encoded as published), ``published`` the release of
-    the whole table, decoded.
+    ``B_t`` is the release of the train rows alone (re-encoded as published) and ``released_t`` its decoded
+    table; ``original`` is the decoded original and ``published`` the release of the whole table, decoded.
     """
     from ppdm.attacks.inference import attribute_inference, l_diversity
 
@@ -332,8 +333,6 @@ def _sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarra
     qis = codec.role_names("quasi-identifier")
     if not sensitive or not qis:
         return None
-    original = codec.decode(X)
-    released_t = codec.decode(B_t)
     q = codec.design_columns(qis)
     cat_qis = [c for c in qis if c in codec.categorical_names]
     out = {}
