@@ -75,6 +75,10 @@ def ks_statistic(a: np.ndarray, b_sorted: np.ndarray) -> float:
     return float(np.max(np.abs(fa - fb)))
 
 
+#: FastICA learns the unmixing from at most this many rows (it is then applied to all of them)
+ICA_FIT_ROWS = 20_000
+
+
 def ica_attack(
     X: np.ndarray, Y: np.ndarray, rng: np.random.Generator
 ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -92,7 +96,12 @@ def ica_attack(
         warnings.simplefilter("ignore")
         ica = FastICA(n_components=k, whiten="unit-variance", max_iter=400,
                       random_state=int(rng.integers(2**31 - 1)))
-        S = ica.fit_transform(Z)
+        if len(Z) > ICA_FIT_ROWS:
+            # the unmixing is estimated as well from a large seeded sample, then applied to every row
+            ica.fit(Z[np.sort(rng.choice(len(Z), ICA_FIT_ROWS, replace=False))])
+            S = ica.transform(Z)
+        else:
+            S = ica.fit_transform(Z)
     S = (S - S.mean(axis=0)) / np.where(S.std(axis=0) == 0, 1.0, S.std(axis=0))
     # the attacker's knowledge: each column's distribution (standardised for matching, raw for rescaling)
     mu, sd = X.mean(axis=0), X.std(axis=0)

@@ -67,6 +67,7 @@ def linkage_rates(
     *,
     known_rows: np.ndarray | None = None,
     column_idx: list[int] | None = None,
+    targets: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Re-identification rates per space.
 
@@ -75,6 +76,8 @@ def linkage_rates(
     X, Y : original and release (rows aligned: row i of Y belongs to row i of X)
     known_rows : the original rows the attacker holds (None: all of them, the population)
     column_idx : positions of the columns the attacker knows (known-columns threat)
+    targets : the released rows attacked, among ``known_rows`` (None: all of them); every attacked row is
+        still compared with every record the attacker holds
     """
     n = X.shape[0]
     rows = np.arange(n) if known_rows is None else np.sort(np.asarray(known_rows))
@@ -82,7 +85,8 @@ def linkage_rates(
     out: dict[str, Any] = {"chance": 1.0 / len(rows), "n_attacker_records": int(len(rows))}
     rates: dict[str, float] = {}
     # row i of A is original row rows[i]; the matching released row is Y[rows[i]]
-    local = np.arange(len(rows))
+    local = np.arange(len(rows)) if targets is None else np.searchsorted(rows, np.sort(np.asarray(targets)))
+    out["n_targets"] = int(len(local))
     same = Y.shape[1] == X.shape[1]
     if same:
         rates["raw"] = _rate(A, Y[rows], local)
@@ -106,11 +110,17 @@ def linkage_rates(
     return out
 
 
-def interval_disclosure(X: np.ndarray, Y: np.ndarray, pcts: tuple[int, ...] = tuple(range(1, 11))) -> dict[str, Any]:
-    """Share of original values inside rank- and deviation-based intervals around the released values."""
+def interval_disclosure(X: np.ndarray, Y: np.ndarray, pcts: tuple[int, ...] = tuple(range(1, 11)),
+                        rows: np.ndarray | None = None) -> dict[str, Any]:
+    """Share of original values inside rank- and deviation-based intervals around the released values.
+
+    ``rows``: measure on these rows only (the intervals still come from every value of each column).
+    """
     n, m = X.shape
     Xs = np.sort(X, axis=0)
     sd = X.std(axis=0, ddof=1)
+    if rows is not None:
+        X, Y = X[rows], Y[rows]
     rank_share, sd_share = [], []
     for p in pcts:
         h = max(1, int(round(p / 100 * n)))

@@ -145,8 +145,13 @@ def run_attacks_named(
     categories: tuple[np.ndarray, np.ndarray] | None = None,
     mechanism: dict[str, Any] | None = None,
     seed_scan: int = 1000,
+    targets: np.ndarray | None = None,
 ) -> list[AttackResult]:
     """:func:`run_attacks` with column names (for known-columns) and record ids (for known-records).
+
+    ``targets`` (row indices) are the released rows whose risk is measured, a seeded sample on a large
+    table; every attack still searches the whole population for them (a smaller pool would make linkage
+    easier, not harder). None attacks every row.
 
     ``mechanism`` (``method``, ``params``, ``preprocess``: what the release's publisher states) lets the
     seed search replay it; without it that attack is left out. ``seed_scan`` bounds its scan.
@@ -189,7 +194,7 @@ def run_attacks_named(
             results.append(_seed_result(X, Y, t, mechanism or {}, seed_scan))
             continue
         runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories,
-                     mechanism) for r in range(reps)]
+                     mechanism, targets) for r in range(reps)]
         results.append(_combine(a, t, runs))
     return results
 
@@ -239,10 +244,18 @@ def _draw(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random.Generator,
          cols: list[str], known_fixed: np.ndarray | None,
          categories: tuple[np.ndarray, np.ndarray] | None = None,
-         mechanism: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One repetition: scores, baselines and details."""
+         mechanism: dict[str, Any] | None = None, targets: np.ndarray | None = None) -> dict[str, Any]:
+    """One repetition: scores, baselines and details (measured on ``targets`` when given)."""
     n, m = X.shape
     everyone = np.arange(n)
+    # the rows whose risk is measured: all, or the seeded sample of targets of a large table
+    scored = everyone if targets is None else np.sort(np.asarray(targets, dtype=np.int64))
+
+    def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+               det: dict[str, Any]) -> dict[str, Any]:
+        kept = rows if targets is None else np.intersect1d(rows, scored)
+        return _recon_scores(X_hat, X, kept if len(kept) else rows, rng, det)
+
     if name in ("known_io", "distance"):
         known = known_fixed if known_fixed is not None else _draw(rng, n, t.n_pairs(n, Y.shape[1]))
         attacked = np.setdiff1d(everyone, known)
@@ -278,14 +291,17 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         col_idx = [cols.index(c) for c in t.known_columns if c in cols] if t.known_columns else None
         if t.known_columns and not col_idx:
             raise ParameterError("none of the known columns is a compared column; check known-columns names")
-        det = linkage_rates(X, Y, known_rows=known_rows, column_idx=col_idx)
+        # the attacker's candidates are all the records they hold; the targets are the sampled released rows
+        tgt = None if targets is None else (scored if known_rows is None else np.intersect1d(scored, known_rows))
+        det = linkage_rates(X, Y, known_rows=known_rows, column_idx=col_idx, targets=tgt)
         if not t.population and not t.known_sample:
             det["rates"] = {k: v for k, v in det["rates"].items() if k == "known_columns"}
             det["best_space"] = "known_columns"
         else:
             from ppdm.attacks._population import population_linkage
 
-            pop = population_linkage(X, Y, rng, rows=known_rows, categories=categories, mechanism=mechanism)
+            pop = population_linkage(X, Y, rng, rows=known_rows, targets=tgt, categories=categories,
+                                     mechanism=mechanism)
             det["rates"].update(pop.pop("rates"))
             det.update({k: v for k, v in pop.items() if k not in det})
             det["best_space"] = max(det["rates"], key=lambda k: det["rates"][k])
@@ -302,9 +318,9 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
     if name == "interval_disclosure":
         from ppdm.attacks._linkage import interval_disclosure
 
-        det = interval_disclosure(X, Y)
+        det = interval_disclosure(X, Y, rows=None if targets is None else scored)
         med = np.broadcast_to(np.median(X, axis=0), X.shape)
-        base = interval_disclosure(X, np.ascontiguousarray(med))
+        base = interval_disclosure(X, np.ascontiguousarray(med), rows=None if targets is None else scored)
         share = (det["rank_interval_share"] + det["sd_interval_share"]) / 2
         return {"success": share, "details": det,
                 "baseline_no_release": {"success": (base["rank_interval_share"] + base["sd_interval_share"]) / 2},
@@ -327,8 +343,8 @@ def _clip(X_hat: np.ndarray, X: np.ndarray, t: ThreatModel) -> np.ndarray:
     return np.clip(X_hat, X.min(axis=0), X.max(axis=0)) if t.marginals else X_hat
 
 
-def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
-           det: dict[str, Any]) -> dict[str, Any]:
+def _recon_scores(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+                  det: dict[str, Any]) -> dict[str, Any]:
     sc = reconstruction_scores(X_hat, X, rows, rng)
     base = no_release_scores(X, rows)
     return {**sc, "success": sc["within_5pct"], "details": {**det, "n_attacked_records": int(len(rows))},

@@ -42,7 +42,8 @@ def release_command(
     keep_ids: KeepIdsOpt = False,
     escape_formulas: EscapeFormulasOpt = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Parallel workers (-1: all cores).")] = None,
-    fmt: Annotated[str | None, typer.Option("--format", help="Release file format: csv or parquet.")] = None,
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="Release file format: csv or parquet (default: as the input).")] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Cache of scored candidates.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Recompute every candidate.")] = False,
     print_config: Annotated[bool, typer.Option("--print-config", help="Print the default config and exit.")] = False,
@@ -53,6 +54,8 @@ def release_command(
     from ppdm.exceptions import ParameterError
     from ppdm.release import config_yaml, load_config, release
 
+    if fmt is None and config is None and input is not None and Path(input).suffix.lower() in (".parquet", ".pq"):
+        fmt = "parquet"  # a Parquet table is released as Parquet (columnar, typed, and fast to write)
     overrides: dict[str, object] = {"threat": threat, "seed": seed, "n_jobs": jobs, "output_format": fmt}
     cfg = load_config(config, overrides)
     if methods is not None or max_reid is not None or max_within is not None or objective is not None:

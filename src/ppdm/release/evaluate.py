@@ -7,15 +7,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["utility_scores", "score_candidate", "risk_of", "holdout_split", "train_on_release_accuracy"]
+__all__ = ["utility_scores", "score_candidate", "risk_of", "holdout_split", "train_on_release_accuracy",
+           "binomial_interval", "scalar_items", "sensitive_risk", "linked_value_disclosure"]
 
 #: bump when the scoring changes, so cached results are recomputed
-SCORING_VERSION = 5
+SCORING_VERSION = 6
 
 
 #: cross-validated utilities (an RBF SVM is quadratic or worse in the rows) run on a seeded stratified sample
 #: of at most this many rows, the same rows for the original and every candidate; the record says so
 UTILITY_SAMPLE = 5000
+#: the RBF SVM's cross-validation (quadratic or worse in the rows) runs on at most this many of those rows
+SVM_SAMPLE = 2000
 #: train-on-release models learn from at most this many released rows (a seeded stratified sample)
 TSTR_TRAIN_SAMPLE = 20_000
 
@@ -38,7 +41,8 @@ def utility_scores(X: np.ndarray, y: np.ndarray | None, *, seed: int = 0) -> dic
     """k-NN (k=4) and RBF-SVM 5-fold accuracy and K-means accuracy (%), or neighbour preservation.
 
     Above :data:`UTILITY_SAMPLE` rows they are measured on a seeded stratified sample of that many rows (the
-    same rows for every table of one label and seed): a 95 % interval of about +-1.4 points at 5,000 rows.
+    same rows for every table of one label and seed): a 95 % interval of about +-1.4 points at 5,000 rows;
+    the RBF SVM on at most :data:`SVM_SAMPLE` of them.
     """
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
@@ -57,8 +61,15 @@ def utility_scores(X: np.ndarray, y: np.ndarray | None, *, seed: int = 0) -> dic
     folds = int(max(2, min(5, counts.min())))
     cv = StratifiedKFold(folds, shuffle=True, random_state=seed)
     out = {}
-    for name, clf in (("knn_pct", KNeighborsClassifier(4)), ("svm_pct", SVC(kernel="rbf", C=1.0))):
-        out[name] = 100.0 * float(np.mean(cross_val_score(make_pipeline(StandardScaler(), clf), X, y, cv=cv)))
+    out["knn_pct"] = 100.0 * float(np.mean(cross_val_score(make_pipeline(StandardScaler(), KNeighborsClassifier(4)),
+                                                           X, y, cv=cv)))
+    # the SVM on a smaller stratified sample of those rows (95 % interval about +-2.2 points at 2,000)
+    few = stratified_sample(np.asarray(y), SVM_SAMPLE, seed)
+    Xs, ys = (X, y) if few is None else (X[few], np.asarray(y)[few])
+    cv_s = StratifiedKFold(int(max(2, min(5, np.unique(ys, return_counts=True)[1].min()))), shuffle=True,
+                           random_state=seed)
+    out["svm_pct"] = 100.0 * float(np.mean(cross_val_score(make_pipeline(StandardScaler(), SVC(kernel="rbf", C=1.0)),
+                                                           Xs, ys, cv=cv_s)))
     out["kmeans_pct"] = kmeans_accuracy(X, y)
     return out
 
@@ -118,7 +129,8 @@ def train_on_release_logreg(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, y_t: 
     return 100.0 * float((clf.predict(T) == np.asarray(y_t).astype(str)).mean())
 
 
-def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray) -> dict[str, Any]:
+def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, *, max_targets: int | None = None,
+                            seed: int = 0) -> dict[str, Any]:
     """Value disclosure beyond its control, for an attacker who must first find a person's row.
 
     ``B`` is the release of the records ``A_in``; ``A_out`` are real records it does not contain. For each
@@ -128,6 +140,9 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray) 
     control: the same for people not in it, which is what the release tells about anyone from the population.
     The excess is what the release discloses about its own records. A release that keeps groups but no
     individual (microaggregation, synthetic records) tells members and non-members alike.
+
+    ``max_targets``: measure on a seeded sample of at most that many people on each side (a large table);
+    each still searches every reconstructed row.
     """
     from ppdm.attacks._filtering import low_rank_denoise, wiener_reconstruction
     from ppdm.utils.neighbors import nearest_neighbors
@@ -144,6 +159,12 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray) 
         return float((np.abs(est - truth) <= tol)[missed].mean()) if missed.any() else 0.0
 
     recons = {"face_value": B, "mmse": wiener_reconstruction(pop, B)[0], "low_rank_denoise": low_rank_denoise(B)[0]}
+    if max_targets is not None:
+        rng = np.random.default_rng([seed, 13])
+        if len(A_in) > max_targets:
+            A_in = A_in[np.sort(rng.choice(len(A_in), max_targets, replace=False))]
+        if len(A_out) > max_targets:
+            A_out = A_out[np.sort(rng.choice(len(A_out), max_targets, replace=False))]
     out: dict[str, Any] = {}
     for name, R in recons.items():
         R = np.where(np.isfinite(R), R, med)
@@ -157,18 +178,45 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray) 
 
 def neighbour_preservation(A: np.ndarray, B: np.ndarray, k: int = 10, sample: int = 2000, seed: int = 0) -> float:
     """Share (%) of each record's k nearest neighbours that stay among its k nearest in the release."""
-    from sklearn.neighbors import NearestNeighbors
+    from ppdm.utils.neighbors import nearest_neighbors
 
     n = len(A)
     idx = np.random.default_rng(seed).choice(n, size=min(n, sample), replace=False)
     k = min(k, n - 1)
-    na = NearestNeighbors(n_neighbors=k + 1).fit(A).kneighbors(A[idx], return_distance=False)[:, 1:]
-    nb = NearestNeighbors(n_neighbors=k + 1).fit(B).kneighbors(B[idx], return_distance=False)[:, 1:]
+    # exact brute-force search of the sampled rows against every row (trees degrade in many dimensions)
+    na = nearest_neighbors(A[idx], A, k + 1)[:, 1:]
+    nb = nearest_neighbors(B[idx], B, k + 1)[:, 1:]
     return 100.0 * float(np.mean([len(set(a) & set(b)) / k for a, b in zip(na, nb, strict=True)]))
 
 
-def risk_of(attacks: list[dict[str, Any]]) -> dict[str, Any]:
+def binomial_interval(hits: int, n: int, level: float = 0.95) -> list[float]:
+    """Clopper-Pearson interval of a rate measured as ``hits`` successes in ``n`` sampled targets."""
+    from scipy.stats import beta
+
+    a = (1 - level) / 2
+    lo = 0.0 if hits <= 0 else float(beta.ppf(a, hits, n - hits + 1))
+    hi = 1.0 if hits >= n else float(beta.ppf(1 - a, hits + 1, n - hits))
+    return [lo, hi]
+
+
+def _targets_of(a: dict[str, Any]) -> int | None:
+    """How many released rows an attack's re-identification rate was measured on."""
+    from ppdm.attacks._result import MAX_REID_TARGETS
+
+    det = a.get("details") or {}
+    if det.get("n_targets") is not None:
+        return int(det["n_targets"])
+    if det.get("n_attacked_records") is not None:
+        return int(min(det["n_attacked_records"], MAX_REID_TARGETS))
+    return None
+
+
+def risk_of(attacks: list[dict[str, Any]], n_rows: int | None = None) -> dict[str, Any]:
     """The worst case over attacks.
+
+    With ``n_rows`` (the rows of the release) and attacks measured on a sample of targets, the worst
+    re-identification rate also gets its 95 % Clopper-Pearson interval (``reidentification_interval``) and
+    ``reidentification_excess_upper``, the upper end beyond chance, which is what the policy then limits.
 
     ``reidentification``: the highest share of released rows linked to their own record (any attack, any
     space); ``reidentification_excess``: the same beyond its control (chance); ``within_5pct``: the
@@ -187,12 +235,25 @@ def risk_of(attacks: list[dict[str, Any]]) -> dict[str, Any]:
     raw, _ = worst("within_5pct")
     guesses = [a.get("baseline_no_release") for a in attacks]
     base = [g["within_5pct"] for g in guesses if isinstance(g, dict) and g.get("within_5pct") is not None]
-    return {"reidentification": reid, "reidentification_attack": reid_by, "reidentification_excess": excess,
-            "within_5pct": beyond, "within_5pct_attack": beyond_by, "within_5pct_raw": raw,
-            "within_5pct_median_guess": float(max(base, default=0.0))}
+    out = {"reidentification": reid, "reidentification_attack": reid_by, "reidentification_excess": excess,
+           "within_5pct": beyond, "within_5pct_attack": beyond_by, "within_5pct_raw": raw,
+           "within_5pct_median_guess": float(max(base, default=0.0))}
+    if n_rows is not None:
+        # the worst attack's rate from a sample of targets is an estimate: its upper end is what the policy limits
+        sampled = [(float(a["reidentification_rate"]), _targets_of(a), float(a.get("control_rate") or 0.0))
+                   for a in attacks if a.get("reidentification_rate") is not None
+                   and a.get("success_measure") == "reidentification_rate"]
+        sampled = [(r, t, c) for r, t, c in sampled if t is not None and t < n_rows]
+        if sampled:
+            intervals = [(binomial_interval(round(r * t), t), t, c) for r, t, c in sampled]
+            (lo, hi), t, c = max(intervals, key=lambda v: v[0][1])
+            out["reidentification_interval"] = [lo, hi]
+            out["reidentification_targets"] = t
+            out["reidentification_excess_upper"] = max(0.0, hi - c)
+    return out
 
 
-def _scalar_items(d: dict[str, Any]) -> dict[str, Any]:
+def scalar_items(d: dict[str, Any]) -> dict[str, Any]:
     """Only scalar/short fields of an attack result go into the record (no reconstructed rows)."""
     keep: dict[str, Any] = {}
     for k, v in d.items():
@@ -201,7 +262,7 @@ def _scalar_items(d: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(v, (list, tuple)) and len(v) <= 4 and all(isinstance(x, (int, float)) for x in v):
             keep[k] = list(v)
         elif isinstance(v, dict) and (k.startswith("baseline") or k in ("details", "rates")):
-            keep[k] = _scalar_items(v)
+            keep[k] = scalar_items(v)
     return keep
 
 
@@ -279,7 +340,7 @@ def score_candidate(
         if codec is not None and B_t.shape == X[train].shape:
             B_t_att = codec.numbers(published_t) if codec.numeric_names else B_t
             linked = linked_value_disclosure(X_att[train], B_t_att, X_att[test])
-            sensitive = _sensitive_risk(codec, X, B_t, train, test, original, published_t, published)
+            sensitive = sensitive_risk(codec, X, B_t, train, test, original, published_t, published)
         else:
             linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
@@ -291,7 +352,7 @@ def score_candidate(
                                                         columns=columns,
                                                         categories=cats, mechanism=mechanism,
                                                         seed_scan=1000 if seed_known else 0)]
-    attacks = [_scalar_items(r) for r in results]
+    attacks = [scalar_items(r) for r in results]
     risk = risk_of(attacks)
     if holdout is not None and y is not None and linked is not None:
         # the policy limits disclosure beyond its control: values read off the row an attacker finds for a
@@ -320,12 +381,15 @@ def draws(key_seed: object, seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng([int(seed if key_seed is None else key_seed), stream])  # type: ignore[call-overload]
 
 
-def _sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarray, test: np.ndarray,
-                    original: Any, released_t: Any, published: Any) -> dict[str, Any] | None:
+def sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarray, test: np.ndarray,
+                   original: Any, released_t: Any, published: Any, *, max_targets: int | None = None,
+                   seed: int = 0) -> dict[str, Any] | None:
     """Attribute inference (members against held-out real records) and l-diversity of each sensitive column.
 
     ``B_t`` is the release of the train rows alone (re-encoded as published) and ``released_t`` its decoded
     table; ``original`` is the decoded original and ``published`` the release of the whole table, decoded.
+    ``max_targets``: infer for a seeded sample of at most that many members (the model learns from the
+    whole release).
     """
     from ppdm.attacks.inference import attribute_inference, l_diversity
 
@@ -335,11 +399,14 @@ def _sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarra
         return None
     q = codec.design_columns(qis)
     cat_qis = [c for c in qis if c in codec.categorical_names]
+    members = train
+    if max_targets is not None and len(train) > max_targets:
+        members = np.sort(np.random.default_rng([seed, 17]).choice(train, max_targets, replace=False))
     out = {}
     for s in sensitive:
         numeric = s in codec.numeric_names
-        inf = attribute_inference(B_t[:, q], released_t[s].to_numpy(), X[train][:, q],
-                                  original[s].to_numpy()[train], X[test][:, q], original[s].to_numpy()[test],
+        inf = attribute_inference(B_t[:, q], released_t[s].to_numpy(), X[members][:, q],
+                                  original[s].to_numpy()[members], X[test][:, q], original[s].to_numpy()[test],
                                   numeric=numeric)
         out[s] = {"attribute_inference": inf}
         if not numeric:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["risk_score", "pareto_front", "choose"]
+__all__ = ["risk_score", "pareto_front", "choose", "meets_policy"]
 
 
 def risk_score(c: dict[str, Any]) -> float:
@@ -17,8 +17,22 @@ def risk_score(c: dict[str, Any]) -> float:
 
 
 def _reid(c: dict[str, Any]) -> float:
-    """Re-identification beyond its control (chance), which the policy limits."""
-    return float(c["risk"].get("reidentification_excess", c["risk"]["reidentification"]))
+    """Re-identification beyond its control (chance), which the policy limits.
+
+    Measured on a sample of targets (a large table), the upper end of its 95 % interval counts.
+    """
+    r = c["risk"]
+    return float(r.get("reidentification_excess_upper", r.get("reidentification_excess", r["reidentification"])))
+
+
+def meets_policy(c: dict[str, Any], policy: Any) -> bool:
+    """Both risk limits hold (re-identification beyond chance, values within 5 % beyond the control)."""
+    return "failed" not in c and _reid(c) <= policy.max_reidentification and \
+        c["risk"]["within_5pct"] <= policy.max_within_5pct
+
+
+def _screened_only(c: dict[str, Any]) -> bool:
+    return (c.get("measured_on") or {}).get("stage") == "screening"
 
 
 def _utility(c: dict[str, Any], objective: str) -> float:
@@ -66,13 +80,14 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
             continue
         why = []
         if _reid(c) > r_max:
-            why.append(f"re-identification {c['risk']['reidentification']:.1%} (beyond chance {_reid(c):.1%}) > "
+            upper = " (upper 95 % end" if "reidentification_excess_upper" in c["risk"] else " (beyond chance"
+            why.append(f"re-identification {c['risk']['reidentification']:.1%}{upper} {_reid(c):.1%}) > "
                        f"{r_max:.1%}")
         if c["risk"]["within_5pct"] > v_max:
             why.append(f"{c['risk']['within_5pct']:.1%} of values disclosed within 5 % beyond the control > "
                        f"{v_max:.1%}")
         reasons.append("; ".join(why))
-        if not why:
+        if not why and not _screened_only(c):
             feasible.append(i)
     if not feasible:
         ok = [i for i, c in enumerate(cands) if "failed" not in c]
@@ -95,6 +110,12 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         if i == best:
             reasons[i] = (f"chosen: highest {obj} ({_utility(cands[i], obj):.2f}) among {len(feasible)} "
                           "that meet the policy")
+        elif _screened_only(cands[i]):
+            rows = cands[i]["measured_on"].get("rows")
+            reasons[i] = (f"screened on a sample of {rows:,} rows: " + (
+                f"violates the policy there: {reasons[i]}" if reasons[i] else
+                f"meets the policy there ({obj} {_utility(cands[i], obj):.2f} on the sample); not confirmed, "
+                "a candidate ahead of it held the policy on every row"))
         elif not reasons[i]:
             reasons[i] = (f"meets the policy but lower {obj} ({_utility(cands[i], obj):.2f} vs "
                           f"{_utility(cands[best], obj):.2f})")

@@ -90,11 +90,20 @@ def summary_text(record: dict[str, Any]) -> list[str]:
                      f"association of a pair of columns changes by {pair['mean_abs_difference']:.3f} on average "
                      f"(at most {pair['max_abs_difference']:.3f}).")
     n = len(record["candidates"])
-    feasible = sum(1 for c in record["candidates"] if not c["verdict"].startswith("violates"))
     pol = record["policy"]
-    lines.append(f"{n} candidates were tried; {feasible} met the policy (re-identification <= "
-                 f"{pol['max_reidentification']:.0%} beyond chance, values disclosed beyond the control <= "
-                 f"{pol['max_within_5pct']:.0%}).")
+    limits = (f"(re-identification <= {pol['max_reidentification']:.0%} beyond chance, values disclosed beyond the "
+              f"control <= {pol['max_within_5pct']:.0%})")
+    confirmed = [c for c in record["candidates"] if (c.get("measured_on") or {}).get("stage") == "confirmation"]
+    if confirmed:
+        passed = sum(1 for c in record["candidates"] if c["verdict"].startswith("screened")
+                     and "violates the policy there" not in c["verdict"]) + sum(
+            1 for c in confirmed if c["measured_on"].get("screening", {}).get("met_policy"))
+        held = sum(1 for c in confirmed if not c["verdict"].startswith("violates"))
+        lines.append(f"{n} candidates were screened on a sample, {passed} met the policy there; "
+                     f"{len(confirmed)} were confirmed on every row and {held} held it {limits}.")
+    else:
+        feasible = sum(1 for c in record["candidates"] if not c["verdict"].startswith("violates"))
+        lines.append(f"{n} candidates were tried; {feasible} met the policy {limits}.")
     if record.get("failed_candidates"):
         lines.append(f"{len(record['failed_candidates'])} candidate(s) failed and were left out (see the table).")
     return lines

@@ -1,0 +1,187 @@
+"""The release sweep on a large table: screen every candidate on a sample, confirm the best on every row.
+
+Measuring every candidate exhaustively costs ``O(n^2)`` per attack, so above :data:`SCREEN_ABOVE` rows the
+sweep runs in two stages:
+
+1. **Screening.** Every candidate is released and scored on a seeded stratified sample of
+   :data:`SCREEN_ROWS` rows, exactly as a table of that size would be. On a sample, every record has fewer
+   others around it, so re-identification comes out *higher* than on the whole table: screening can only
+   reject a candidate that would have passed, never pass one that would not.
+2. **Confirmation.** The candidates that meet the policy on the sample are confirmed, best utility first,
+   on every row: one release of the training rows (all rows but the real records held out for the
+   train-on-release test), attacked on a seeded sample of targets (:data:`ATTACK_TARGETS`) searched against
+   **all** the records (a smaller pool would make linkage easier, not harder), with a 95 % Clopper-Pearson
+   interval on the rate; the policy limits its upper end. The first batch of targets
+   (:data:`FIRST_BATCH`) settles most candidates: when the interval already lies wholly below or above the
+   policy, no further targets are attacked (the record says so).
+
+The record says which stage measured each candidate, on how many rows and targets.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SCREEN_ABOVE", "SCREEN_ROWS", "ATTACK_TARGETS", "FIRST_BATCH", "FINALISTS", "score_at_scale",
+           "screen_rows"]
+
+#: tables with more rows than this are screened on a sample first
+SCREEN_ABOVE = 20_000
+#: rows of the screening sample (seeded, stratified by the label)
+SCREEN_ROWS = 5_000
+#: released rows attacked per candidate when confirming on the whole table (a seeded sample)
+ATTACK_TARGETS = 10_000
+#: the first batch of those targets; the rest are attacked only when the first leaves the verdict open
+FIRST_BATCH = 2_000
+#: candidates confirmed on the whole table at a time (best screening utility first)
+FINALISTS = 2
+
+
+def screen_rows(y: np.ndarray | None, n: int, seed: int) -> np.ndarray:
+    """Sorted rows of the screening sample: stratified by the label when there is one."""
+    from ppdm.release.evaluate import stratified_sample
+
+    if y is not None:
+        rows = stratified_sample(np.asarray(y), SCREEN_ROWS, seed)
+        if rows is not None:
+            return rows
+    return np.sort(np.random.default_rng([seed, 7]).choice(n, size=min(n, SCREEN_ROWS), replace=False))
+
+
+def score_at_scale(
+    X: np.ndarray,
+    y: np.ndarray | None,
+    method: str,
+    params: dict[str, Any],
+    *,
+    preprocess: str,
+    threat: str,
+    seed: int,
+    max_reidentification: float,
+    key_seed: object = None,
+    columns: list[str] | None = None,
+    categories: np.ndarray | None = None,
+    holdout: tuple[np.ndarray, np.ndarray] | None = None,
+    seed_known: bool = False,
+    codec: Any = None,
+    targets: int = ATTACK_TARGETS,
+    first_batch: int = FIRST_BATCH,
+) -> dict[str, Any]:
+    """Score one candidate on every row of a large table (the confirmation stage; see the module).
+
+    The candidate releases the training rows once (all rows without a label); that release is measured:
+    distortion on all its rows, utility on samples (as for any table), the train-on-release models tested
+    on the held-out real records, and the attacks on a seeded sample of targets against all its records.
+    Returns the same fields as :func:`ppdm.release.evaluate.score_candidate`, plus ``measured_on``.
+    """
+    from ppdm import registry
+    from ppdm.attacks import run_attacks_named
+    from ppdm.flow.arrays import perturb_array
+    from ppdm.metrics import value_metrics
+    from ppdm.release.evaluate import (
+        TSTR_TRAIN_SAMPLE,
+        draws,
+        linked_value_disclosure,
+        neighbour_preservation,
+        risk_of,
+        scalar_items,
+        sensitive_risk,
+        stratified_sample,
+        train_on_release_accuracy,
+        train_on_release_logreg,
+        utility_scores,
+    )
+
+    t0 = time.perf_counter()
+    n = X.shape[0]
+    train, test = holdout if holdout is not None and y is not None else (np.arange(n), np.zeros(0, dtype=np.int64))
+    X_tr = X[train]
+    y_tr = None if y is None else y[train]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mech = registry.build(method, params, random_state=seed if key_seed is None else key_seed)
+        B, _ = perturb_array(X_tr, mech, preprocess=preprocess, y=y_tr)
+    if B.shape != X_tr.shape:
+        raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
+    X_att, B_att, X_att_test = X_tr, B, X[test]
+    cats = None if categories is None or categories.shape[1] == 0 else (categories[train], categories[train])
+    published = original = None
+    if codec is not None:
+        original, published = codec.decode(X_tr), codec.decode(B, rng=draws(key_seed, seed, 2))
+        B = codec.encode(published)
+        if codec.numeric_names:
+            X_att, B_att = codec.numbers(original), codec.numbers(published)
+            X_att_test = codec.numbers(codec.decode(X[test]))
+            columns = codec.numeric_names
+        side = np.zeros((len(train), 0), dtype=object) if categories is None else categories[train]
+        cats = (np.column_stack([codec.categories(original), side]),
+                np.column_stack([codec.categories(published), side]))
+    value = value_metrics(X_att, B_att)
+    util = utility_scores(B, y_tr, seed=seed) if y_tr is not None else {}
+    util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed)
+    linked = sensitive = None
+    if len(test) and y is not None:
+        fit_rows = stratified_sample(y_tr, TSTR_TRAIN_SAMPLE, seed)
+        B_fit, y_fit = (B, y_tr) if fit_rows is None else (B[fit_rows], y_tr[fit_rows])
+        util["tstr_knn_pct"] = train_on_release_accuracy(B_fit, y_fit, X[test], y[test])
+        util["tstr_logreg_pct"] = train_on_release_logreg(
+            B_fit, y_fit, X[test], y[test], None if codec is None else codec.numeric_index_)
+        linked = linked_value_disclosure(X_att, B_att, X_att_test, max_targets=first_batch, seed=seed)
+        if codec is not None:
+            full_original = codec.decode(X)
+            sensitive = sensitive_risk(codec, X, B, train, test, full_original, published, published,
+                                       max_targets=targets, seed=seed)
+    # the targets: a seeded sample of the released rows, attacked in batches against every record
+    order = np.random.default_rng([seed, 11]).permutation(len(train))[:targets]
+    mechanism = {"method": method, "params": params, "preprocess": preprocess, "y": y_tr}
+
+    def attack(rows: np.ndarray) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        res = [scalar_items(r.to_dict()) for r in run_attacks_named(
+            X_att, B_att, threat, random_state=seed, n_seeds=1, columns=columns, categories=cats,
+            mechanism=mechanism, seed_scan=1000 if seed_known else 0, targets=np.sort(rows))]
+        return res, risk_of(res, n_rows=len(train))
+
+    attacks, risk = attack(order[:first_batch])
+    settled = _settled(risk, max_reidentification)
+    if not settled and len(order) > first_batch:
+        attacks, risk = attack(order)
+    n_targets = int(risk.get("reidentification_targets", min(len(order), len(train))))
+    if linked is not None:
+        risk["within_5pct_aligned"] = risk["within_5pct"]
+        risk["within_5pct_aligned_attack"] = risk["within_5pct_attack"]
+        risk["within_5pct"] = linked["excess"]
+        risk["within_5pct_attack"] = f"linked {linked['attack']}"
+        risk["within_5pct_by_reconstruction"] = linked["by_reconstruction"]
+    if sensitive:
+        risk["sensitive"] = sensitive
+    return {
+        "method": method,
+        "params": params,
+        "value": value,
+        "utility": util,
+        "attacks": attacks,
+        "risk": risk,
+        "seconds": time.perf_counter() - t0,
+        "measured_on": {
+            "stage": "confirmation", "rows": int(n), "released_rows_measured": int(len(train)),
+            "held_out_real_rows": int(len(test)), "attack_targets": n_targets,
+            "early_stop": bool(settled and len(order) > first_batch),
+            "note": (f"released the {len(train):,} training rows once; attacks on a seeded sample of {n_targets:,} "
+                     f"targets searched against all {len(train):,} records"
+                     + (" (the first batch settled the verdict)" if settled and len(order) > first_batch else "")),
+        },
+    }
+
+
+def _settled(risk: dict[str, Any], max_reidentification: float) -> bool:
+    """The first batch decides when the rate's whole interval lies below or above the policy's limit."""
+    interval = risk.get("reidentification_interval")
+    if interval is None:
+        return True  # measured on every row: nothing left to sample
+    upper = risk.get("reidentification_excess_upper", interval[1])
+    lower_excess = interval[0] - (interval[1] - upper)
+    return upper <= max_reidentification or lower_excess > max_reidentification

@@ -1,0 +1,179 @@
+"""Running the candidates of a release sweep: cached, in parallel, with progress; two stages on large tables."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ppdm.release.config import ReleaseConfig
+
+__all__ = ["Cache", "cache_root", "run_sweep", "screen_and_confirm"]
+
+
+def cache_root(explicit: str | os.PathLike[str] | None) -> Path:
+    if explicit is not None:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ppdm" / "release"
+
+
+class Cache:
+    """Scores of candidates keyed by (data fingerprint, mechanism, parameters, seed, settings)."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        if root is not None:
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                self.root = None
+
+    def key(self, payload: dict[str, Any]) -> str:
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self.root is None:
+            return None
+        f = self.root / f"{key}.json"
+        try:
+            return json.loads(f.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        if self.root is None:
+            return
+        from ppdm.data.io import atomic_write
+
+        try:
+            with atomic_write(self.root / f"{key}.json", mode=0o600) as fh:
+                fh.write(json.dumps(value).encode())
+        except OSError:
+            pass
+
+
+def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
+              cache: Cache, progress: bool, seed: int, context: dict[str, Any], *,
+              title: str = "release sweep") -> list[dict[str, Any]]:
+    """Score every job (cached ones are read back), in parallel over ``cfg.n_jobs`` workers, with a bar."""
+    from joblib import Parallel, delayed
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from ppdm.release.evaluate import score_candidate
+
+    results: dict[int, dict[str, Any]] = {}
+    todo = []
+    for i, (key, _, _) in enumerate(jobs):
+        hit = cache.get(key)
+        if hit is not None:
+            results[i] = hit | {"cached": True}
+        else:
+            todo.append(i)
+    cols = (TextColumn(f"[bold]{title}"), BarColumn(), TextColumn("{task.completed}/{task.total} candidates"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*cols, transient=True, disable=not progress) as bar:
+        task = bar.add_task("sweep", total=len(jobs), completed=len(results))
+        if todo:
+            n_jobs = cfg.n_jobs if len(todo) > 1 else 1
+            par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            calls = (delayed(indexed)(i, score_candidate, X, y, jobs[i][1], jobs[i][2], preprocess=cfg.preprocess,
+                                      threat=cfg.threat, seed=seed, **context) for i in todo)
+            for i, res in par(calls):
+                if "failed" not in res:
+                    cache.put(jobs[i][0], res)
+                results[i] = res | {"cached": False}
+                bar.advance(task)
+    return [results[i] for i in range(len(jobs))]
+
+
+def indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
+    """Run one candidate; a failure is recorded with its one-line reason and never stops the sweep."""
+    try:
+        return i, fn(*args, **kwargs)
+    except MemoryError:
+        raise
+    except Exception as e:  # noqa: BLE001 (any failure of one candidate is that candidate's verdict)
+        from ppdm.exceptions import PPDMError
+
+        reason = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+        what = reason if isinstance(e, PPDMError) else f"{type(e).__name__}: {reason}"
+        return i, {"method": args[2], "params": args[3], "failed": what}
+
+
+
+
+def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]],
+                       cfg: ReleaseConfig, cache: Cache, progress: bool, seed: int,
+                       context: dict[str, Any]) -> list[dict[str, Any]]:
+    """The two-stage sweep of a large table (see :mod:`ppdm.release.scale`): one result per job.
+
+    Every job is screened on a sample; those that meet the policy there are confirmed on every row, best
+    screening utility first, :data:`~ppdm.release.scale.FINALISTS` at a time, until one holds the policy on
+    the whole table (at most three rounds). With none meeting it on the sample, the safest ones are
+    confirmed. A result from the screening alone carries ``measured_on.stage == "screening"`` and can
+    never be chosen.
+    """
+    from ppdm.release.evaluate import holdout_split
+    from ppdm.release.scale import FINALISTS, score_at_scale, screen_rows
+    from ppdm.release.select import meets_policy, risk_score
+
+    rows = screen_rows(y, len(X), seed)
+    ys = None if y is None else y[rows]
+    screen_ctx = dict(context, categories=context["categories"][rows],
+                      holdout=None if ys is None else holdout_split(ys, seed=seed))
+    salted = [(hashlib.sha256(f"screen:{len(rows)}:{k}".encode()).hexdigest(), m, p) for k, m, p in jobs]
+    screened = run_sweep(X[rows], ys, salted, cfg, cache, progress, seed, screen_ctx,
+                         title=f"screening on {len(rows):,} rows")
+    note = (f"screened on a seeded sample of {len(rows):,} of {len(X):,} rows (risk on a sample is higher than "
+            "on the whole table, so screening only rejects)")
+    for c in screened:
+        c["measured_on"] = {"stage": "screening", "rows": int(len(rows)), "note": note}
+    obj = cfg.policy.objective
+    ok = [i for i, c in enumerate(screened) if "failed" not in c]
+    passing = sorted((i for i in ok if meets_policy(screened[i], cfg.policy)),
+                     key=lambda i: -float(screened[i]["utility"].get(obj, float("-inf"))))
+    queue = passing or sorted(ok, key=lambda i: risk_score(screened[i]))
+    results = list(screened)
+    for start in range(0, min(len(queue), 3 * FINALISTS), FINALISTS):
+        batch = queue[start:start + FINALISTS]
+        confirm = [(hashlib.sha256(f"confirm:{jobs[i][0]}".encode()).hexdigest(), jobs[i][1], jobs[i][2])
+                   for i in batch]
+        done = _confirm(X, y, confirm, cfg, cache, progress, seed, context, score_at_scale)
+        for i, res in zip(batch, done, strict=True):
+            if "failed" not in res:
+                res["measured_on"]["screening"] = {"met_policy": i in passing,
+                                                   obj: screened[i]["utility"].get(obj)}
+            results[i] = res
+        if any("failed" not in r and meets_policy(r, cfg.policy) for r in done):
+            break
+    return results
+
+
+def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
+             cache: Cache, progress: bool, seed: int, context: dict[str, Any], fn: Any) -> list[dict[str, Any]]:
+    """Confirm candidates on the whole table one after the other (each holds the table's copies in memory)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    out = []
+    cols = (TextColumn(f"[bold]confirming on all {len(X):,} rows"), BarColumn(),
+            TextColumn("{task.completed}/{task.total} candidates"), TimeElapsedColumn(), TextColumn("ETA"),
+            TimeRemainingColumn())
+    with Progress(*cols, transient=True, disable=not progress) as bar:
+        task = bar.add_task("confirm", total=len(jobs))
+        for key, method, params in jobs:
+            hit = cache.get(key)
+            if hit is not None:
+                out.append(hit | {"cached": True})
+            else:
+                _, res = indexed(0, fn, X, y, method, params, preprocess=cfg.preprocess, threat=cfg.threat, seed=seed,
+                                 max_reidentification=cfg.policy.max_reidentification, **context)
+                if "failed" not in res:
+                    cache.put(key, res)
+                out.append(res | {"cached": False})
+            bar.advance(task)
+    return out

@@ -1,0 +1,139 @@
+"""Large tables: attacks on sampled targets against the whole population, intervals, early stopping, two stages."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from ppdm.attacks import run_attacks_named
+from ppdm.attacks._linkage import linkage_rates
+from ppdm.release import release, scale
+from ppdm.release.evaluate import binomial_interval, holdout_split, risk_of
+from ppdm.release.scale import score_at_scale
+from ppdm.release.select import choose
+
+
+def _table(n: int, m: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    centres = rng.normal(0, 2.0, (3, m))
+    return centres[y] + rng.normal(size=(n, m)), y.astype(str)
+
+
+@pytest.mark.parametrize(("hits", "n"), [(0, 2000), (7, 2000), (130, 2000), (2000, 2000), (3, 10)])
+def test_the_interval_is_clopper_pearson(hits: int, n: int) -> None:
+    ci = binomtest(hits, n).proportion_ci(confidence_level=0.95, method="exact")
+    assert binomial_interval(hits, n) == pytest.approx([ci.low, ci.high], abs=1e-9)
+
+
+def test_sampled_targets_are_searched_against_every_record() -> None:
+    X, _ = _table(1500)
+    Y = X + np.random.default_rng(1).normal(0, 0.3, X.shape)
+    targets = np.sort(np.random.default_rng(2).choice(1500, 200, replace=False))
+    det = linkage_rates(X, Y, targets=targets)
+    # independent: each target's nearest original row among all 1,500, by a dense distance matrix
+    d = ((Y[targets][:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    assert det["rates"]["raw"] == pytest.approx(float((d.argmin(axis=1) == targets).mean()))
+    assert det["n_targets"] == 200 and det["n_attacker_records"] == 1500
+    # a pool of only the targets would be easier to link: the sampled rate must not be that one
+    d_small = ((Y[targets][:, None, :] - X[targets][None, :, :]) ** 2).sum(axis=2)
+    assert float((d_small.argmin(axis=1) == np.arange(200)).mean()) > det["rates"]["raw"]
+
+
+def test_every_attack_reports_its_targets_and_the_risk_its_interval() -> None:
+    X, _ = _table(1200)
+    Y = X + np.random.default_rng(3).normal(0, 0.5, X.shape)
+    targets = np.sort(np.random.default_rng(4).choice(1200, 300, replace=False))
+    res = [r.to_dict() for r in run_attacks_named(X, Y, "population", n_seeds=1, targets=targets)]
+    link = next(r for r in res if r["attack"] == "linkage")
+    assert link["details"]["n_targets"] == 300
+    risk = risk_of(res, n_rows=1200)
+    lo, hi = risk["reidentification_interval"]
+    assert lo <= risk["reidentification"] <= hi
+    assert risk["reidentification_excess_upper"] == pytest.approx(hi - 1 / 1200)
+    # every row attacked: an exact rate, no interval
+    full = [r.to_dict() for r in run_attacks_named(X, Y, "population", n_seeds=1)]
+    assert "reidentification_interval" not in risk_of(full, n_rows=1200)
+
+
+def test_the_policy_limits_the_upper_end_of_a_sampled_rate() -> None:
+    from ppdm.release.config import Policy
+
+    base = {"method": "noise", "params": {}, "value": {"re": 0.5}, "utility": {"tstr_knn_pct": 90.0}}
+    sampled = base | {"risk": {"reidentification": 0.03, "reidentification_excess": 0.03,
+                               "reidentification_excess_upper": 0.062, "within_5pct": 0.0}}
+    exact = base | {"utility": {"tstr_knn_pct": 80.0},
+                    "risk": {"reidentification": 0.03, "reidentification_excess": 0.03, "within_5pct": 0.0}}
+    best, reasons = choose([sampled, exact], Policy(objective="tstr_knn_pct"))
+    assert best == 1
+    assert "upper 95 % end 6.2%" in reasons[0]
+
+
+def test_confirmation_stops_early_when_the_first_batch_settles_the_verdict() -> None:
+    X, y = _table(3000)
+    ho = holdout_split(y, seed=0)
+    kw: dict = {"preprocess": "zscore", "threat": "default", "seed": 0, "key_seed": 5, "holdout": ho,
+                "max_reidentification": 0.05, "categories": y[:, None].astype(object), "targets": 1000,
+                "first_batch": 250}
+    weak = score_at_scale(X, y, "noise", {"scale": 0.05}, **kw)
+    assert weak["measured_on"]["attack_targets"] == 250 and weak["measured_on"]["early_stop"]
+    assert weak["risk"]["reidentification_interval"][0] > 0.05
+    # independent re-measure on every released row: the same release, all 2,400 training rows attacked
+    from ppdm import registry
+    from ppdm.flow.arrays import perturb_array
+
+    tr = ho[0]
+    B, _ = perturb_array(X[tr], registry.build("noise", {"scale": 0.05}, random_state=5), preprocess="zscore")
+    mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0, ddof=1)
+    Za, Zb = (X[tr] - mu) / sd, (B - mu) / sd
+    nn = np.array([((Za - b) ** 2).sum(axis=1).argmin() for b in Zb])
+    exhaustive = float((nn == np.arange(len(tr))).mean())
+    lo, hi = weak["risk"]["reidentification_interval"]
+    assert lo - 0.02 <= exhaustive <= max(hi, weak["risk"]["reidentification"]) + 0.02
+
+
+def test_an_open_verdict_attacks_every_target() -> None:
+    X, y = _table(3000)
+    kw: dict = {"preprocess": "zscore", "threat": "population", "seed": 0, "key_seed": 5,
+                "holdout": holdout_split(y, seed=0), "targets": 900, "first_batch": 100}
+    first = score_at_scale(X, y, "noise", {"scale": 0.6}, max_reidentification=1.0, **kw)
+    assert first["measured_on"]["attack_targets"] == 100  # nothing is above 100 %: settled at once
+    rate = first["risk"]["reidentification"]
+    assert 0.0 < rate < 1.0
+    # a limit right at the first batch's estimate lies inside its interval: the verdict needs every target
+    again = score_at_scale(X, y, "noise", {"scale": 0.6}, max_reidentification=rate, **kw)
+    assert again["measured_on"]["attack_targets"] == 900 and not again["measured_on"]["early_stop"]
+    lo, hi = again["risk"]["reidentification_interval"]
+    assert hi - lo < first["risk"]["reidentification_interval"][1] - first["risk"]["reidentification_interval"][0]
+
+
+def test_a_large_table_is_screened_then_confirmed(tmp_path, monkeypatch) -> None:
+    X, y = _table(2400, m=4, seed=7)
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(4)])
+    df.insert(0, "rid", np.arange(1, 2401))
+    df["label"] = y
+    src = tmp_path / "big.csv"
+    df.to_csv(src, index=False)
+    monkeypatch.setattr(scale, "SCREEN_ABOVE", 1000)
+    monkeypatch.setattr(scale, "SCREEN_ROWS", 600)
+    monkeypatch.setattr(scale, "ATTACK_TARGETS", 800)
+    monkeypatch.setattr(scale, "FIRST_BATCH", 200)
+    from ppdm.release.config import default_config
+
+    cfg = default_config().model_copy(update={"seed": 11, "n_jobs": 1})
+    res = release(src, output_dir=tmp_path / "out", id="rid", label="label", config=cfg, use_cache=False,
+                  progress=False)
+    rec = json.loads((tmp_path / "out" / "release.json").read_text())
+    stages = [c["measured_on"]["stage"] for c in rec["candidates"]]
+    assert stages.count("screening") >= len(stages) - 6 and "confirmation" in stages
+    chosen = next(c for c in rec["candidates"] if c["chosen"])
+    assert chosen["measured_on"]["stage"] == "confirmation"
+    assert chosen["measured_on"]["released_rows_measured"] < 2400
+    assert "screened on a seeded sample of 600 rows" in rec["utility_note"]
+    assert res.record["chosen"]["method"] == chosen["method"]
+    # the screening only ever rejects: every confirmed candidate met the policy on the sample
+    assert all(not c["verdict"].startswith("screened") for c in rec["candidates"] if c["chosen"])
