@@ -10,7 +10,8 @@ import importlib
 import sys
 import time
 
-BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf", "bench_dask", "bench_nmds", "bench_stream"]
+BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf", "bench_dask", "bench_nmds", "bench_stream",
+              "bench_release_scale"]
 
 
 def main(argv: list[str]) -> int:
