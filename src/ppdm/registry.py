@@ -44,6 +44,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
         ),
         MechanismEntry("noise", "ppdm.mechanisms.noise:AdditiveNoise",
                        "additive noise, uniform U[0,a] (or symmetric) or Gaussian N(0, sigma^2)", {"scale": 0.5}),
+        MechanismEntry("corr-noise", "ppdm.mechanisms.noise:CorrelatedNoise",
+                       "correlated noise N(0, d Cov) with Kim's correction: means and covariances kept",
+                       {"scale": 0.5}),
         MechanismEntry("mult-noise", "ppdm.mechanisms.noise:MultiplicativeNoise",
                        "multiplicative noise x * N(1, sigma^2)", {"sigma": 0.1}),
         MechanismEntry("projection", "ppdm.mechanisms.projection:RandomProjection",
@@ -60,6 +63,12 @@ MECHANISMS: dict[str, MechanismEntry] = {
         MechanismEntry("mdav", "ppdm.mechanisms.microaggregation:MDAV",
                        "microaggregation (MDAV): each record released as the centroid of its group of >= k "
                        "similar records, within the label's classes", {"k": 3}),
+        MechanismEntry("svd-noise", "ppdm.mechanisms.subspace:SVDNoise",
+                       "rank-k SVD release with Gaussian noise on the subspace coordinates (scaled per component)",
+                       {"rank": 1, "scale": 0.5}),
+        MechanismEntry("svd-mdav", "ppdm.mechanisms.subspace:SVDMicroaggregation",
+                       "MDAV groups of >= k records on the rank-k SVD coordinates, released as centroid "
+                       "reconstructions", {"rank": 2, "k": 3}),
         MechanismEntry("rankswap", "ppdm.mechanisms.swapping:RankSwap",
                        "rank swapping: each column's values exchanged between records within p % of the ranks",
                        {"p": 5.0}),

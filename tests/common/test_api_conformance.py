@@ -20,6 +20,14 @@ _EXPECTED_FAILURES = {
         "check_methods_sample_order_invariance": "noise stream follows row positions",
         "check_methods_subset_invariance": "noise stream follows row positions",
     },
+    "CorrelatedNoise": {
+        "check_methods_sample_order_invariance": "noise stream follows row positions",
+        "check_methods_subset_invariance": "noise stream follows row positions",
+    },
+    "SVDNoise": {
+        "check_methods_sample_order_invariance": "noise stream follows row positions",
+        "check_methods_subset_invariance": "noise stream follows row positions",
+    },
     "NMF": {
         "check_estimators_dtypes": "NMF refuses all-zero rows by design (they get no factor vector)",
         "check_sparsify_coefficients": "'sparsify' is a parameter (factor thresholding), not a coefficient method",
