@@ -120,3 +120,33 @@ def test_univariate_microaggregation_by_hand() -> None:
     # strata: runs never mix classes
     y = np.array([0, 0, 0, 1, 1, 1])
     np.testing.assert_allclose(MDAV(k=3, univariate=True).fit_transform(X, y)[:, 0], [10 / 3] * 3 + [11 / 3] * 3)
+
+
+def test_vmdav_by_hand() -> None:
+    # k = 2, gamma = 1: the farthest from the centroid 39/7 is 12; its group {12, 11} grows by 10 (1 away from
+    # the group, 7 from its nearest other record 3) to 2k - 1 = 3 records. Of {0, 1, 2, 3} the farthest from
+    # 1.5 is 0 (tie with 3, first wins): {0, 1}; it cannot grow (k records must remain): {2, 3} is the last.
+    X = np.array([0, 1, 2, 3, 10, 11, 12], dtype=float)[:, None]
+    np.testing.assert_allclose(MDAV(k=2, variable=True, gamma=1.0).fit_transform(X)[:, 0],
+                               [0.5, 0.5, 2.5, 2.5, 11, 11, 11])
+    # fixed-size MDAV splits the cluster: {12, 11}, {0, 1} and the rest {2, 3, 10}
+    np.testing.assert_allclose(MDAV(k=2).fit_transform(X)[:, 0], [0.5, 0.5, 5, 5, 5, 11.5, 11.5])
+    # a small gamma never grows a group (1 < 0.1 * 7 fails): {12, 11}, then around 10 (farthest from 3.2)
+    # its nearest 3, and the last {0, 1, 2}
+    np.testing.assert_allclose(MDAV(k=2, variable=True, gamma=0.1).fit_transform(X)[:, 0],
+                               [1, 1, 1, 6.5, 6.5, 11.5, 11.5])
+
+
+def test_vmdav_sizes_and_lower_loss_on_clustered_data() -> None:
+    rng = np.random.default_rng(8)
+    # clusters of 7 records with k = 5: fixed groups of 5 cut clusters; V-MDAV can keep a cluster whole
+    X = np.repeat(rng.normal(scale=20, size=(60, 3)), 7, axis=0) + rng.normal(scale=0.5, size=(420, 3))
+    fixed = MDAV(k=5).fit(X)
+    var = MDAV(k=5, variable=True, gamma=1.0).fit(X)
+    sizes = np.bincount(var.groups_)
+    assert sizes.min() >= 5 and sizes.max() <= 9 and (sizes > 5).any()
+
+    def sse(m: MDAV) -> float:
+        return float(((X - m.centroids_[m.groups_]) ** 2).sum())
+
+    assert sse(var) < 0.5 * sse(fixed)

@@ -17,6 +17,8 @@ records (never fewer than ``k``), and MDAV runs inside each block, so the whole 
 the remaining ones (see :func:`mdav_groups`): 1,000,000 x 20 records with ``k = 20`` take about 20 s
 (``benchmarks/bench_mdav.py``).
 
+``variable=True`` forms groups of variable size ``k .. 2k - 1`` by V-MDAV (Solanas and Martinez-Balleste
+2006): groups extend over nearby records instead of splitting natural clusters.
 ``univariate=True`` microaggregates every column on its own by individual ranking (sorted runs of ``k``
 values), the univariate microaggregation of statistical disclosure control.
 """
@@ -29,9 +31,9 @@ import numpy as np
 
 from ppdm.exceptions import ParameterError
 from ppdm.mechanisms.base import Mechanism
-from ppdm.utils.validation import check_int
+from ppdm.utils.validation import check_int, check_real
 
-__all__ = ["MDAV", "mdav_groups"]
+__all__ = ["MDAV", "mdav_groups", "univariate_groups", "vmdav_groups"]
 
 
 def mdav_groups(X: np.ndarray, k: int) -> np.ndarray:
@@ -87,6 +89,57 @@ def mdav_groups(X: np.ndarray, k: int) -> np.ndarray:
     return labels
 
 
+def vmdav_groups(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
+    """Group label of every row by V-MDAV (Solanas and Martinez-Balleste 2006): groups of ``k`` to ``2k - 1``.
+
+    While at least ``2k`` records remain, the record farthest from the centroid of the remaining ones is
+    grouped with its ``k - 1`` nearest neighbours; the group then grows by the remaining record closest to
+    it (distance ``d_in`` to its nearest member) while ``d_in < gamma * d_out`` (``d_out``: that record's
+    distance to its own nearest remaining record), the group holds fewer than ``2k - 1`` records and at
+    least ``k`` records would remain. The last ``k .. 2k - 1`` records form the last group. Small
+    ``gamma`` gives MDAV-like groups of ``k``; larger ``gamma`` lets groups follow clusters.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n = len(X)
+    labels = np.full(n, -1, dtype=np.int64)
+    if n < 2 * k:
+        labels[:] = 0
+        return labels
+    Z = X - (np.ones(n) @ X) / n
+    sq = np.einsum("ij,ij->i", Z, Z)
+    alive = np.ones(n, dtype=bool)
+    left = n
+    g = 0
+
+    def dist(p: np.ndarray) -> np.ndarray:
+        return np.maximum(sq - 2.0 * (Z @ p) + float(p @ p), 0.0)
+
+    while left >= 2 * k:
+        e = int(np.argmax(np.where(alive, dist((alive @ Z) / left), -np.inf)))
+        sel = np.argpartition(np.where(alive, dist(Z[e]), np.inf), k - 1)[:k]
+        labels[sel] = g
+        alive[sel] = False
+        left -= k
+        # squared distance of every record to the group's nearest member
+        to_group = np.maximum(sq[:, None] - 2.0 * (Z @ Z[sel].T) + sq[sel][None, :], 0.0).min(axis=1)
+        size = k
+        while size < 2 * k - 1 and left - 1 >= k:
+            cand = np.where(alive, to_group, np.inf)
+            i = int(np.argmin(cand))
+            d_i = np.where(alive, dist(Z[i]), np.inf)
+            d_i[i] = np.inf
+            if not np.sqrt(cand[i]) < gamma * np.sqrt(d_i.min()):
+                break
+            labels[i] = g
+            alive[i] = False
+            left -= 1
+            size += 1
+            to_group = np.minimum(to_group, d_i)
+        g += 1
+    labels[alive] = g
+    return labels
+
+
 def univariate_groups(x: np.ndarray, k: int) -> np.ndarray:
     """Group label of every value of one column by individual ranking: runs of ``k`` consecutive values in
     sorted order, the last run taking the remainder (``k`` to ``2k - 1`` values; fewer than 2k: one group)."""
@@ -134,10 +187,17 @@ class MDAV(Mechanism):
         mixes classes. Without ``y`` the whole table is one stratum.
     max_exact_rows : int, default=5000
         Strata larger than this are split into blocks of about this many records first (see the module).
+    variable : bool, default=False
+        Variable group sizes by V-MDAV (:func:`vmdav_groups`): a group grows beyond ``k`` (up to
+        ``2k - 1``) by nearby records that are closer to it than ``gamma`` times their distance to any
+        other remaining record.
+    gamma : float, default=0.2
+        V-MDAV's gain factor (only with ``variable``).
     univariate : bool, default=False
         Microaggregate every column on its own (individual ranking: runs of ``k`` consecutive sorted
         values, see :func:`univariate_groups`) instead of whole records. Each released value is then shared
-        by ``k`` records, but a released row is no longer shared as a whole: weaker protection, less loss.
+        by ``k`` records, but a released row is no longer shared as a whole: weaker protection, less loss
+        (``variable`` does not apply).
     random_state : ignored
         MDAV is deterministic; the parameter keeps the common mechanism interface.
 
@@ -157,10 +217,13 @@ class MDAV(Mechanism):
     _uses_label: ClassVar[bool] = True
 
     def __init__(self, k: int = 10, *, within_strata: bool = True, max_exact_rows: int = 5000,
-                 univariate: bool = False, random_state: object = None) -> None:
+                 variable: bool = False, gamma: float = 0.2, univariate: bool = False,
+                 random_state: object = None) -> None:
         self.k = k
         self.within_strata = within_strata
         self.max_exact_rows = max_exact_rows
+        self.variable = variable
+        self.gamma = gamma
         self.univariate = univariate
         self.random_state = random_state
 
@@ -171,6 +234,7 @@ class MDAV(Mechanism):
         n, m = A.shape
         if k > n:
             raise ParameterError(f"k = {k} exceeds the {n} records; choose k <= {n}")
+        gamma = check_real(self.gamma, "gamma", low=0.0)
         strata = _strata(y, n, bool(self.within_strata))
         if self.univariate:
             groups = np.empty((n, m), dtype=np.int64)
@@ -187,7 +251,7 @@ class MDAV(Mechanism):
             next_group = 0
             for s in np.unique(strata):
                 for block in _blocks(A, np.flatnonzero(strata == s), max(size, 2 * k), k):
-                    local = mdav_groups(A[block], k)
+                    local = vmdav_groups(A[block], k, gamma) if self.variable else mdav_groups(A[block], k)
                     groups[block] = local + next_group
                     next_group += int(local.max()) + 1
             counts = np.bincount(groups, minlength=next_group)
