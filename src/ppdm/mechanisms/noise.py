@@ -119,9 +119,9 @@ class CorrelatedNoise(Mechanism):
     ``c = 1 / sqrt(1 + d)``. Then ``E[Z] = mu`` and ``Cov(Z) = c^2 (1 + d) S = S``: the release has the
     table's means and covariance matrix up to sampling error (per entry ``(j, l)`` of the covariance, a
     standard deviation of about ``c^2 sqrt((d^2 + 2 d)(S_jj S_ll + S_jl^2) / (n - 1))``), while every value
-    moves by noise whose correlation with the column is ``sqrt(d / (1 + d))``. It is the ``correlated2``
-    idea of statistical disclosure control (sdcMicro's ``addNoise``, there parametrised by
-    ``delta^2 = d / (1 + d)``).
+    moves by noise whose correlation with the column is ``sqrt(d / (1 + d))``. It is the correlated-noise
+    method of statistical disclosure control (Kim 1986; the ``correlated`` / ``correlated2`` methods of
+    sdcMicro's ``addNoise``), written from the formulas above.
 
     Parameters
     ----------
