@@ -14,8 +14,8 @@ The cost is ``O(n^2 m / k)``: tables beyond ``max_exact_rows`` records (per stra
 recursively at the median of their widest principal direction into blocks of about ``max_exact_rows``
 records (never fewer than ``k``), and MDAV runs inside each block, so the whole costs
 ``O(n m (max_exact_rows / k + log n))``. The loop inside a block masks grouped rows instead of copying
-the remaining ones (see :func:`mdav_groups`): 1,000,000 x 20 records with ``k = 20`` take about 20 s
-(``benchmarks/bench_mdav.py``).
+the remaining ones (see :func:`mdav_groups`): 1,000,000 x 20 records with ``k = 20`` take 20 to 30 s on
+two shared cores (``benchmarks/bench_mdav.py``).
 
 ``variable=True`` forms groups of variable size ``k .. 2k - 1`` by V-MDAV (Solanas and Martinez-Balleste
 2006): groups extend over nearby records instead of splitting natural clusters.
@@ -97,7 +97,9 @@ def vmdav_groups(X: np.ndarray, k: int, gamma: float = 0.2) -> np.ndarray:
     it (distance ``d_in`` to its nearest member) while ``d_in < gamma * d_out`` (``d_out``: that record's
     distance to its own nearest remaining record), the group holds fewer than ``2k - 1`` records and at
     least ``k`` records would remain. The last ``k .. 2k - 1`` records form the last group. Small
-    ``gamma`` gives MDAV-like groups of ``k``; larger ``gamma`` lets groups follow clusters.
+    ``gamma`` gives MDAV-like groups of ``k``; larger ``gamma`` lets groups follow clusters. The distances
+    of every record to a new group's ``k`` members cost ``O(n k m)``, so the whole is ``O(n^2 m)``: ``k``
+    times MDAV's.
     """
     X = np.asarray(X, dtype=np.float64)
     n = len(X)
