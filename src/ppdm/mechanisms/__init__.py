@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ppdm.mechanisms.base import Mechanism
+from ppdm.mechanisms.dp_synthetic import DPGaussianCopula  # imports without OpenDP; fitting needs ppdm[dp]
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.mechanisms.microaggregation import MDAV
 from ppdm.mechanisms.nmds import NonMetricMDS
@@ -27,6 +28,7 @@ __all__ = [
     "AdditiveNoise",
     "ClassicalMDS",
     "DCTReduction",
+    "DPGaussianCopula",
     "GaussianCopula",
     "IncrementalSVD",
     "LiuRandomProjection",
