@@ -39,6 +39,15 @@ def test_without_opendp_the_error_is_one_line_naming_the_extra(monkeypatch: pyte
     line = one_line_error(*cli("perturb", table, "--method", "dp-copula", "--id", "pid", "--label", "diagnosis",
                                "-o", table.parent / "out.csv"))
     assert "pip install 'ppdm[dp]'" in line
+    # the default sweep leaves it out and says why; a config that names it is refused in one line
+    from ppdm.release.config import default_methods, skipped_defaults
+
+    assert "dp-copula" not in default_methods() and "ppdm[dp]" in skipped_defaults()["dp-copula"]
+    cfg = table.parent / "dp.yaml"
+    cfg.write_text("methods:\n  - method: dp-copula\n")
+    line = one_line_error(*cli("release", table, "--id", "pid", "--label", "diagnosis", "--config", cfg,
+                               "-o", table.parent / "rel"))
+    assert "pip install 'ppdm[dp]'" in line
 
 
 @pytest.fixture(scope="module")

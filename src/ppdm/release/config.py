@@ -36,7 +36,7 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     "rankswap": {"p": [5.0, 15.0]},
     # the formally private reference point ((epsilon, delta)-DP, needs ppdm[dp]): the columns reach it
     # standardised, so +-4 standard deviations are the public clipping bounds
-    "dp-copula": {"epsilon": [1.0, 4.0], "bounds": [4.0]},
+    "dp-copula": {"epsilon": [1.0, 4.0], "delta": [1e-6], "bounds": [4.0]},
 }
 DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation", "mdav", "copula", "rankswap",
                    "dp-copula")
