@@ -183,3 +183,13 @@ def test_the_release_record_and_report_state_the_guarantee(dp, tmp_path: Path) -
     html = (tmp_path / "out" / "report.html").read_text()
     assert "Formal privacy guarantee" in html and "epsilon" in html
     assert any(s.startswith("Formal guarantee: (3, 1e-06)") for s in res.record["summary"])
+
+
+def test_a_known_seed_does_not_replay_the_release(dp, fitted) -> None:  # type: ignore[no-untyped-def]
+    from ppdm.attacks._seed import candidate_seeds, seed_search
+
+    _, out, X, y = fitted
+    # the seed drives only the draws from the noisy measurements; OpenDP's noise is not drawn from it
+    res = seed_search(X, out, "dp-copula", {"epsilon": 2.0, "bounds": 3.0, "n_bins": 8}, "none",
+                      candidate_seeds(1000), y=y)
+    assert res["found"] is False and res["seeds_tried"] == 0
