@@ -35,7 +35,8 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     # each column's values move to records within p % of the ranks: marginals exact, rows mixed
     "rankswap": {"p": [5.0, 15.0]},
     # the formally private reference point ((epsilon, delta)-DP, needs ppdm[dp]): the columns reach it
-    # standardised, so +-4 standard deviations are the public clipping bounds
+    # standardised, so +-4 standard deviations are data-independent clipping bounds (the standardisation's own
+    # means and deviations are outside the guarantee, and the record says so)
     "dp-copula": {"epsilon": [1.0, 4.0], "delta": [1e-6], "bounds": [4.0]},
 }
 DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation", "mdav", "copula", "rankswap",
