@@ -7,6 +7,7 @@ mechanism is one class plus one entry here.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +25,23 @@ class MechanismEntry:
     test_params: dict[str, Any] = field(default_factory=dict)
     #: True when the mechanism accepts categorical columns
     categorical: bool = False
+    #: an optional dependency the mechanism needs to fit (a module name) and the ppdm extra that installs it
+    requires: str | None = None
+    extra: str | None = None
 
     def load(self) -> type:
         module, cls = self.target.split(":")
         return getattr(importlib.import_module(module), cls)
+
+    def available(self) -> bool:
+        """True when the optional dependency (if any) is installed; the class itself always imports."""
+        return self.requires is None or importlib.util.find_spec(self.requires) is not None
+
+    def missing(self) -> str | None:
+        """Why the mechanism cannot fit here (its dependency and the pip command), or None."""
+        if self.available():
+            return None
+        return f"method '{self.name}' needs {self.requires}; install it with: pip install 'ppdm[{self.extra}]'"
 
 
 MECHANISMS: dict[str, MechanismEntry] = {
@@ -74,6 +88,10 @@ MECHANISMS: dict[str, MechanismEntry] = {
                        {"p": 5.0}),
         MechanismEntry("copula", "ppdm.mechanisms.synthetic:GaussianCopula",
                        "synthetic records from a Gaussian copula fitted per class (empirical marginals)", {}),
+        MechanismEntry("dp-copula", "ppdm.mechanisms.dp_synthetic:DPGaussianCopula",
+                       "(epsilon, delta)-DP synthetic records: a Gaussian copula of noisy marginals and "
+                       "correlations measured with OpenDP (extra: ppdm[dp])",
+                       {"epsilon": 4.0, "bounds": 4.0, "n_bins": 8}, requires="opendp", extra="dp"),
         MechanismEntry("rp-liu", "ppdm.mechanisms.reduction:LiuRandomProjection",
                        "random projection to p columns, 1/(sqrt(p) sigma) scaling or orthonormal",
                        {"n_components": 2}),

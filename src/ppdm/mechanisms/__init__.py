@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ppdm.mechanisms.base import Mechanism
+from ppdm.mechanisms.dp_synthetic import DPGaussianCopula  # imports without OpenDP; fitting needs ppdm[dp]
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.mechanisms.microaggregation import MDAV
 from ppdm.mechanisms.nmds import NonMetricMDS
@@ -29,6 +30,7 @@ __all__ = [
     "ClassicalMDS",
     "CorrelatedNoise",
     "DCTReduction",
+    "DPGaussianCopula",
     "GaussianCopula",
     "IncrementalSVD",
     "LiuRandomProjection",
