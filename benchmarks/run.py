@@ -10,7 +10,7 @@ import importlib
 import sys
 import time
 
-BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf", "bench_dask", "bench_nmds", "bench_stream",
+BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf", "bench_dask", "bench_nmds", "bench_stream", "bench_mdav",
               "bench_release_scale"]
 
 

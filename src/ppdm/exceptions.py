@@ -15,6 +15,7 @@ __all__ = [
     "OutputError",
     "StateError",
     "ResourceError",
+    "MissingDependencyError",
     "PrivacyWarning",
     "UtilityWarning",
 ]
@@ -46,6 +47,10 @@ class StateError(PPDMError):
 
 class ResourceError(PPDMError, MemoryError):
     """An operation would exceed the memory budget; the message names the option that makes it feasible."""
+
+
+class MissingDependencyError(PPDMError, ImportError):
+    """An optional dependency (a ppdm extra) is not installed; the message names the pip command."""
 
 
 class PrivacyWarning(UserWarning):

@@ -7,6 +7,7 @@ mechanism is one class plus one entry here.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +25,23 @@ class MechanismEntry:
     test_params: dict[str, Any] = field(default_factory=dict)
     #: True when the mechanism accepts categorical columns
     categorical: bool = False
+    #: an optional dependency the mechanism needs to fit (a module name) and the ppdm extra that installs it
+    requires: str | None = None
+    extra: str | None = None
 
     def load(self) -> type:
         module, cls = self.target.split(":")
         return getattr(importlib.import_module(module), cls)
+
+    def available(self) -> bool:
+        """True when the optional dependency (if any) is installed; the class itself always imports."""
+        return self.requires is None or importlib.util.find_spec(self.requires) is not None
+
+    def missing(self) -> str | None:
+        """Why the mechanism cannot fit here (its dependency and the pip command), or None."""
+        if self.available():
+            return None
+        return f"method '{self.name}' needs {self.requires}; install it with: pip install 'ppdm[{self.extra}]'"
 
 
 MECHANISMS: dict[str, MechanismEntry] = {
@@ -44,6 +58,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
         ),
         MechanismEntry("noise", "ppdm.mechanisms.noise:AdditiveNoise",
                        "additive noise, uniform U[0,a] (or symmetric) or Gaussian N(0, sigma^2)", {"scale": 0.5}),
+        MechanismEntry("corr-noise", "ppdm.mechanisms.noise:CorrelatedNoise",
+                       "correlated noise N(0, d Cov) with Kim's correction: means and covariances kept",
+                       {"scale": 0.5}),
         MechanismEntry("mult-noise", "ppdm.mechanisms.noise:MultiplicativeNoise",
                        "multiplicative noise x * N(1, sigma^2)", {"sigma": 0.1}),
         MechanismEntry("projection", "ppdm.mechanisms.projection:RandomProjection",
@@ -60,11 +77,21 @@ MECHANISMS: dict[str, MechanismEntry] = {
         MechanismEntry("mdav", "ppdm.mechanisms.microaggregation:MDAV",
                        "microaggregation (MDAV): each record released as the centroid of its group of >= k "
                        "similar records, within the label's classes", {"k": 3}),
+        MechanismEntry("svd-noise", "ppdm.mechanisms.subspace:SVDNoise",
+                       "rank-k SVD release with Gaussian noise on the subspace coordinates (scaled per component)",
+                       {"rank": 1, "scale": 0.5}),
+        MechanismEntry("svd-mdav", "ppdm.mechanisms.subspace:SVDMicroaggregation",
+                       "MDAV groups of >= k records on the rank-k SVD coordinates, released as centroid "
+                       "reconstructions", {"rank": 2, "k": 3}),
         MechanismEntry("rankswap", "ppdm.mechanisms.swapping:RankSwap",
                        "rank swapping: each column's values exchanged between records within p % of the ranks",
                        {"p": 5.0}),
         MechanismEntry("copula", "ppdm.mechanisms.synthetic:GaussianCopula",
                        "synthetic records from a Gaussian copula fitted per class (empirical marginals)", {}),
+        MechanismEntry("dp-copula", "ppdm.mechanisms.dp_synthetic:DPGaussianCopula",
+                       "(epsilon, delta)-DP synthetic records: a Gaussian copula of noisy marginals and "
+                       "correlations measured with OpenDP (extra: ppdm[dp])",
+                       {"epsilon": 4.0, "bounds": 4.0, "n_bins": 8}, requires="opendp", extra="dp"),
         MechanismEntry("rp-liu", "ppdm.mechanisms.reduction:LiuRandomProjection",
                        "random projection to p columns, 1/(sqrt(p) sigma) scaling or orthonormal",
                        {"n_components": 2}),

@@ -20,6 +20,14 @@ _EXPECTED_FAILURES = {
         "check_methods_sample_order_invariance": "noise stream follows row positions",
         "check_methods_subset_invariance": "noise stream follows row positions",
     },
+    "CorrelatedNoise": {
+        "check_methods_sample_order_invariance": "noise stream follows row positions",
+        "check_methods_subset_invariance": "noise stream follows row positions",
+    },
+    "SVDNoise": {
+        "check_methods_sample_order_invariance": "noise stream follows row positions",
+        "check_methods_subset_invariance": "noise stream follows row positions",
+    },
     "NMF": {
         "check_estimators_dtypes": "NMF refuses all-zero rows by design (they get no factor vector)",
         "check_sparsify_coefficients": "'sparsify' is a parameter (factor thresholding), not a coefficient method",
@@ -36,6 +44,8 @@ def _instances() -> list:
     out = []
     for name, entry in MECHANISMS.items():
         cls = entry.load()
+        if not entry.available():
+            continue  # an optional dependency is missing (dp-copula without OpenDP)
         if getattr(cls, "_table_level", False) is True:
             continue  # releases only the table it was fitted on (partition): covered below
         out.append(build(name, dict(entry.test_params), random_state=0))
@@ -57,6 +67,8 @@ def test_sklearn_estimator_checks(estimator, check) -> None:  # type: ignore[no-
 @pytest.mark.parametrize("name", list(MECHANISMS))
 def test_common_contract(name: str, rng: np.random.Generator) -> None:
     entry = MECHANISMS[name]
+    if entry.requires:
+        pytest.importorskip(entry.requires)
     X = rng.normal(size=(40, 6)) + 3
     est = build(name, dict(entry.test_params), random_state=3)
     params_before = est.get_params(deep=False)
@@ -65,8 +77,11 @@ def test_common_contract(name: str, rng: np.random.Generator) -> None:
     assert est.get_params(deep=False).keys() == params_before.keys()
     assert out.shape[0] == 40 and np.isfinite(out).all()
     # deterministic under a seed, and the release differs from the input
-    again = build(name, dict(entry.test_params), random_state=3).fit_transform(X)
-    np.testing.assert_array_equal(out, again)
+    if type(est)._seed_reproducible:
+        again = build(name, dict(entry.test_params), random_state=3).fit_transform(X)
+        np.testing.assert_array_equal(out, again)
+    else:  # the noise is OpenDP's (no seed repeats it): the seed repeats the draws from the measurements
+        np.testing.assert_array_equal(type(est).from_state(*est.to_state()).sample(), out)
     assert out.shape != X.shape or not np.allclose(out, X)
     # state round trip without pickle reproduces the release
     header, arrays = est.to_state()

@@ -55,3 +55,98 @@ def test_copula_draws_new_records_within_each_class() -> None:
     assert not any(np.allclose(B[i], X[i]) for i in range(n))
     # the draws are the key: another seed, other records
     assert not np.allclose(B, GaussianCopula(random_state=4).fit_transform(X, y))
+
+
+def _textbook_mdav(X: np.ndarray, k: int) -> np.ndarray:
+    """MDAV written plainly (copies of the remaining rows at every step): the reference for the fast loop."""
+    labels = np.zeros(len(X), dtype=np.int64)
+    if len(X) < 2 * k:
+        return labels
+    rem, g = np.arange(len(X)), 0
+
+    def farthest(p: np.ndarray) -> np.ndarray:
+        return X[rem[np.argmax(((X[rem] - p) ** 2).sum(1))]]
+
+    def take(p: np.ndarray) -> None:
+        nonlocal rem, g
+        sel = np.argsort(((X[rem] - p) ** 2).sum(1), kind="stable")[:k]
+        labels[rem[sel]] = g
+        g += 1
+        rem = np.delete(rem, sel)
+
+    while len(rem) >= 3 * k:
+        r = farthest(X[rem].mean(0))
+        take(r)
+        take(farthest(r))
+    if len(rem) >= 2 * k:
+        take(farthest(X[rem].mean(0)))
+    labels[rem] = g
+    return labels
+
+
+@pytest.mark.parametrize(("n", "m", "k"), [(500, 3, 5), (1003, 6, 7), (97, 2, 3), (900, 20, 20)])
+def test_fast_mdav_loop_finds_the_textbook_groups(n: int, m: int, k: int) -> None:
+    # continuous data (no ties), columns on very different scales and far from the origin
+    X = np.random.default_rng(n).normal(size=(n, m)) * np.geomspace(1, 1e3, m) + 1e4
+    np.testing.assert_array_equal(mdav_groups(X, k), _textbook_mdav(X, k))
+
+
+def test_mdav_blocks_of_a_large_table_keep_group_sizes_and_most_of_the_quality() -> None:
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(6000, 5)) @ rng.normal(size=(5, 5))
+    m = MDAV(k=10, max_exact_rows=1000).fit(X)
+    sizes = np.bincount(m.groups_)
+    assert sizes.min() >= 10 and sizes.max() <= 19
+    sst = ((X - X.mean(0)) ** 2).sum()
+    sse_blocked = ((X - m.centroids_[m.groups_]) ** 2).sum()
+    g = mdav_groups(X, 10)
+    cent = np.array([X[g == v].mean(0) for v in range(g.max() + 1)])
+    sse_exact = ((X - cent[g]) ** 2).sum()
+    # blocks of 1000 cost a little within-group homogeneity, not much (measured ~3 % here; 10 % allowed)
+    assert sse_blocked / sst <= 1.10 * sse_exact / sst
+
+
+def test_univariate_microaggregation_by_hand() -> None:
+    # k = 3: each column sorted and cut into runs of 3; a value is released as its run's mean
+    X = np.array([[5, 10], [1, 60], [4, 20], [2, 50], [3, 30], [6, 40]], dtype=float)
+    m = MDAV(k=3, univariate=True)
+    np.testing.assert_allclose(m.fit_transform(X), [[5, 20], [2, 50], [5, 20], [2, 50], [2, 20], [5, 50]])
+    assert m.groups_.shape == (6, 2) and m.n_groups_ == 2
+    # new values go to the nearest released value of their column
+    np.testing.assert_allclose(m.transform(np.array([[3.4, 36.0], [0.0, 99.0]])), [[2, 50], [2, 50]])
+    # k = 2 with 5 values: runs {1, 2} and {3, 4, 7} (the last run takes the remainder)
+    np.testing.assert_allclose(MDAV(k=2, univariate=True).fit_transform(np.array([[7.0], [1], [3], [2], [4]]))[:, 0],
+                               [14 / 3, 1.5, 14 / 3, 1.5, 14 / 3])
+    # strata: runs never mix classes
+    y = np.array([0, 0, 0, 1, 1, 1])
+    np.testing.assert_allclose(MDAV(k=3, univariate=True).fit_transform(X, y)[:, 0], [10 / 3] * 3 + [11 / 3] * 3)
+
+
+def test_vmdav_by_hand() -> None:
+    # k = 2, gamma = 1: the farthest from the centroid 39/7 is 12; its group {12, 11} grows by 10 (1 away from
+    # the group, 7 from its nearest other record 3) to 2k - 1 = 3 records. Of {0, 1, 2, 3} the farthest from
+    # 1.5 is 0 (tie with 3, first wins): {0, 1}; it cannot grow (k records must remain): {2, 3} is the last.
+    X = np.array([0, 1, 2, 3, 10, 11, 12], dtype=float)[:, None]
+    np.testing.assert_allclose(MDAV(k=2, variable=True, gamma=1.0).fit_transform(X)[:, 0],
+                               [0.5, 0.5, 2.5, 2.5, 11, 11, 11])
+    # fixed-size MDAV splits the cluster: {12, 11}, {0, 1} and the rest {2, 3, 10}
+    np.testing.assert_allclose(MDAV(k=2).fit_transform(X)[:, 0], [0.5, 0.5, 5, 5, 5, 11.5, 11.5])
+    # a small gamma never grows a group (1 < 0.1 * 7 fails): {12, 11}, then around 10 (farthest from 3.2)
+    # its nearest 3, and the last {0, 1, 2}
+    np.testing.assert_allclose(MDAV(k=2, variable=True, gamma=0.1).fit_transform(X)[:, 0],
+                               [1, 1, 1, 6.5, 6.5, 11.5, 11.5])
+
+
+def test_vmdav_sizes_and_lower_loss_on_clustered_data() -> None:
+    rng = np.random.default_rng(8)
+    # clusters of 7 records with k = 5: fixed groups of 5 cut clusters; V-MDAV can keep a cluster whole
+    X = np.repeat(rng.normal(scale=20, size=(60, 3)), 7, axis=0) + rng.normal(scale=0.5, size=(420, 3))
+    fixed = MDAV(k=5).fit(X)
+    var = MDAV(k=5, variable=True, gamma=1.0).fit(X)
+    sizes = np.bincount(var.groups_)
+    assert sizes.min() >= 5 and sizes.max() <= 9 and (sizes > 5).any()
+
+    def sse(m: MDAV) -> float:
+        return float(((X - m.centroids_[m.groups_]) ** 2).sum())
+
+    assert sse(var) < 0.5 * sse(fixed)

@@ -48,6 +48,10 @@ def seed_search(
     from ppdm import registry
     from ppdm.flow.arrays import perturb_array
 
+    if not getattr(registry.get(method).load(), "_seed_reproducible", True):
+        # part of the release's randomness is not drawn from the seed (OpenDP's noise in dp-copula): no seed
+        # regenerates it, and a replay would cost a full fit per seed
+        return {"found": False, "seeds_tried": 0, "why": "the mechanism's noise is not drawn from its seed"}
     params = {k: v for k, v in params.items() if k != "random_state"}  # the key is what is searched for
     probe = Y[: min(probe_rows, len(Y))]
     scale = np.maximum(np.abs(probe).max(axis=0), 1e-300)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ppdm.mechanisms.base import Mechanism
+from ppdm.mechanisms.dp_synthetic import DPGaussianCopula  # imports without OpenDP; fitting needs ppdm[dp]
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.mechanisms.microaggregation import MDAV
 from ppdm.mechanisms.nmds import NonMetricMDS
 from ppdm.mechanisms.nmf import NMF
-from ppdm.mechanisms.noise import AdditiveNoise, MultiplicativeNoise
+from ppdm.mechanisms.noise import AdditiveNoise, CorrelatedNoise, MultiplicativeNoise
 from ppdm.mechanisms.partition import StructuralPartition
 from ppdm.mechanisms.projection import RandomProjection, RandomRotation
 from ppdm.mechanisms.reduction import (
@@ -18,6 +19,7 @@ from ppdm.mechanisms.reduction import (
     ThresholdSVD,
 )
 from ppdm.mechanisms.sparsified import SparsifiedSVD
+from ppdm.mechanisms.subspace import SVDMicroaggregation, SVDNoise
 from ppdm.mechanisms.svd import ThinSVD, svd_reconstruct
 from ppdm.mechanisms.swapping import RankSwap
 from ppdm.mechanisms.synthetic import GaussianCopula
@@ -26,7 +28,9 @@ from ppdm.mechanisms.synthetic import GaussianCopula
 __all__ = [
     "AdditiveNoise",
     "ClassicalMDS",
+    "CorrelatedNoise",
     "DCTReduction",
+    "DPGaussianCopula",
     "GaussianCopula",
     "IncrementalSVD",
     "LiuRandomProjection",
@@ -39,6 +43,8 @@ __all__ = [
     "RandomProjection",
     "RandomRotation",
     "RankSwap",
+    "SVDMicroaggregation",
+    "SVDNoise",
     "SparsifiedSVD",
     "StructuralPartition",
     "ThinSVD",

@@ -34,6 +34,9 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     _stochastic: ClassVar[bool] = False
     #: True when released rows depend on other rows (cannot release new rows one by one)
     _table_level: ClassVar[bool] = False
+    #: False when part of the randomness is not drawn from ``random_state`` (OpenDP's own secure generator):
+    #: a seed then repeats only the draws made from it, not the release
+    _seed_reproducible: ClassVar[bool] = True
 
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
         """Validate with scikit-learn's public ``validate_data``; failures become :class:`InputError`."""

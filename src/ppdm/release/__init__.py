@@ -22,7 +22,14 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import OutputError, ParameterError, ResourceError
-from ppdm.release.config import DEFAULT_GRIDS, ReleaseConfig, config_yaml, default_config, load_config
+from ppdm.release.config import (
+    DEFAULT_GRIDS,
+    ReleaseConfig,
+    config_yaml,
+    default_config,
+    load_config,
+    skipped_defaults,
+)
 from ppdm.release.sweep import Cache, cache_root, run_sweep, screen_and_confirm
 
 __all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_yaml", "ReleaseConfig"]
@@ -354,6 +361,9 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         **({"formula_cells": {"columns": risky, "escaped": bool(escape_formulas)}} if risky else {}),
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
         | {"preprocess": cfg.preprocess},
+        # a formal guarantee of the published table (dp-copula): epsilon, delta and what it does not cover
+        **({"guarantee": _guarantee(mech, cfg)} if callable(getattr(mech, "guarantee", None)) else {}),
+        **({"skipped_methods": skipped} if (skipped := skipped_defaults()) else {}),
         "candidates": cands,
         # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
         "failed_candidates": failed,
@@ -390,6 +400,18 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return ReleaseResult(out, record)
+
+
+def _guarantee(mech: Any, cfg: ReleaseConfig) -> dict[str, Any]:
+    """The mechanism's own guarantee, with what the release around it adds outside the guarantee."""
+    g = dict(mech.guarantee())
+    extra = ["the scores in this record and the choice among the candidates (computed on the original table; "
+             "the published table is a fresh fit of the chosen parameters)"]
+    if cfg.preprocess != "none":
+        extra.insert(0, f"the per-column statistics of the preprocessing ({cfg.preprocess}), computed on the table "
+                        "and used to map the synthetic records back to its units")
+    g["not_covered"] = [*g.get("not_covered", []), *extra]
+    return g
 
 
 def _fidelity(df: pd.DataFrame, released: pd.DataFrame, codec: Any, schema: Any) -> dict[str, Any] | None:

@@ -40,6 +40,14 @@ def summary_text(record: dict[str, Any]) -> list[str]:
             f"Values: the strongest reconstruction recovers {risk['within_5pct']:.1%} of the values within +-5 % "
             f"beyond what guessing each column's median gets ({risk.get('within_5pct_raw', risk['within_5pct']):.1%} "
             f"of all values; the median guess {risk.get('within_5pct_median_guess', 0.0):.1%}).")
+    g = record.get("guarantee")
+    if g:
+        lines.append(
+            f"Formal guarantee: ({g['epsilon']:g}, {g['delta']:g})-differential privacy for {g['unit']} "
+            f"(OpenDP's accountant: {g['epsilon_spent']:.4g}, {g['delta_spent']:.3g} spent; column bounds "
+            f"{g['bounds']}). Not covered: {'; '.join(g['not_covered'])}.")
+    for m, why in (record.get("skipped_methods") or {}).items():
+        lines.append(f"Not in this sweep: {m} ({why}).")
     key = record.get("key", {})
     if key.get("seed_known"):
         lines.append("WARNING: the release was made with a known seed: anyone who knows or guesses it can regenerate "
