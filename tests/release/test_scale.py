@@ -122,14 +122,18 @@ def test_a_large_table_is_screened_then_confirmed(tmp_path, monkeypatch) -> None
     monkeypatch.setattr(scale, "SCREEN_ROWS", 600)
     monkeypatch.setattr(scale, "ATTACK_TARGETS", 800)
     monkeypatch.setattr(scale, "FIRST_BATCH", 200)
-    from ppdm.release.config import default_config
+    from ppdm.release.config import load_config
 
-    cfg = default_config().model_copy(update={"seed": 11, "n_jobs": 1})
+    cfg = load_config(None, {"seed": 11, "n_jobs": 1, "methods": [
+        {"method": "svd", "grid": {"rank": [2]}}, {"method": "noise", "grid": {"scale": [0.25, 1.0, 2.0]}},
+        {"method": "mdav", "grid": {"k": [20]}}, {"method": "copula"}]})
     res = release(src, output_dir=tmp_path / "out", id="rid", label="label", config=cfg, use_cache=False,
                   progress=False)
     rec = json.loads((tmp_path / "out" / "release.json").read_text())
     stages = [c["measured_on"]["stage"] for c in rec["candidates"]]
-    assert stages.count("screening") >= len(stages) - 6 and "confirmation" in stages
+    assert len(stages) == 6 and stages.count("screening") >= 2 and "confirmation" in stages
+    svd = next(c for c in rec["candidates"] if c["method"] == "svd")
+    assert svd["measured_on"]["stage"] == "screening" and "violates the policy there" in svd["verdict"]
     chosen = next(c for c in rec["candidates"] if c["chosen"])
     assert chosen["measured_on"]["stage"] == "confirmation"
     assert chosen["measured_on"]["released_rows_measured"] < 2400
