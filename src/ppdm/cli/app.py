@@ -368,11 +368,13 @@ def _write_artifacts(report: Any, out: Path, force: bool) -> None:
 @app.command("list")
 def list_methods() -> None:
     """List the registered mechanisms."""
+    from rich.markup import escape
+
     from ppdm.registry import MECHANISMS
 
     c = _console()
     for e in MECHANISMS.values():
-        c.print(f"[bold]{e.name:<12}[/] {e.summary}")
+        c.print(f"[bold]{e.name:<12}[/] {escape(e.summary)}")
 
 
 @app.command()

@@ -82,7 +82,7 @@ def release_command(
 
     c = Console(highlight=False)
     for line in res.record["summary"]:
-        c.print(line)
+        c.print(line, markup=False)
     c.print(f"wrote {output}/: release.{cfg.output_format}, release.json, report.html, release.state (secret)")
 
 
