@@ -76,7 +76,7 @@ def ks_statistic(a: np.ndarray, b_sorted: np.ndarray) -> float:
 
 
 #: FastICA learns the unmixing from at most this many rows (it is then applied to all of them)
-ICA_FIT_ROWS = 20_000
+ICA_FIT_ROWS = 10_000
 
 
 def ica_attack(

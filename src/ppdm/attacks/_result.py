@@ -118,10 +118,15 @@ def beyond_baseline(X_hat: np.ndarray, X: np.ndarray, pct: float = 5.0) -> float
 
 
 def reconstruction_scores(
-    X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator
+    X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+    median: np.ndarray | None = None,
 ) -> dict[str, float]:
-    """RMSE, within-5 % share (raw and beyond the median guess) and re-identification of a reconstruction."""
-    X_hat = np.where(np.isfinite(X_hat), X_hat, np.median(X, axis=0))
+    """RMSE, within-5 % share (raw and beyond the median guess) and re-identification of a reconstruction.
+
+    ``median``: the columns' medians of ``X`` when the caller has them (they fill non-finite estimates).
+    """
+    if not np.isfinite(X_hat).all():
+        X_hat = np.where(np.isfinite(X_hat), X_hat, np.median(X, axis=0) if median is None else median)
     E = X_hat[rows] - X[rows]
     return {
         "rmse": float(np.sqrt(np.mean(E**2))),
@@ -131,9 +136,12 @@ def reconstruction_scores(
     }
 
 
-def no_release_scores(X: np.ndarray, rows: np.ndarray) -> dict[str, float]:
-    """The attacker without the release: every value guessed as its column's median; linkage at chance."""
-    guess = np.broadcast_to(np.median(X, axis=0), X[rows].shape)
+def no_release_scores(X: np.ndarray, rows: np.ndarray, median: np.ndarray | None = None) -> dict[str, float]:
+    """The attacker without the release: every value guessed as its column's median; linkage at chance.
+
+    ``median``: the columns' medians of ``X`` when the caller has them.
+    """
+    guess = np.broadcast_to(np.median(X, axis=0) if median is None else median, X[rows].shape)
     return {
         "rmse": float(np.sqrt(np.mean((guess - X[rows]) ** 2))),
         "within_5pct": within_pct(guess, X[rows]),

@@ -183,6 +183,7 @@ def run_attacks_named(
             )
     cols = list(columns) if columns is not None else [f"c{j}" for j in range(X.shape[1])]
     known_fixed = _known_positions(t, ids, X.shape[0])
+    median = np.median(X, axis=0)  # the no-release guess, shared by every attack
     results = []
     for a in sorted(names, key=list(ATTACKS).index):
         i = list(ATTACKS).index(a)  # seeds depend on the attack, not on which others run
@@ -194,7 +195,7 @@ def run_attacks_named(
             results.append(_seed_result(X, Y, t, mechanism or {}, seed_scan))
             continue
         runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories,
-                     mechanism, targets) for r in range(reps)]
+                     mechanism, targets, median) for r in range(reps)]
         results.append(_combine(a, t, runs))
     return results
 
@@ -244,7 +245,8 @@ def _draw(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random.Generator,
          cols: list[str], known_fixed: np.ndarray | None,
          categories: tuple[np.ndarray, np.ndarray] | None = None,
-         mechanism: dict[str, Any] | None = None, targets: np.ndarray | None = None) -> dict[str, Any]:
+         mechanism: dict[str, Any] | None = None, targets: np.ndarray | None = None,
+         median: np.ndarray | None = None) -> dict[str, Any]:
     """One repetition: scores, baselines and details (measured on ``targets`` when given)."""
     n, m = X.shape
     everyone = np.arange(n)
@@ -253,8 +255,8 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
 
     def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
                det: dict[str, Any]) -> dict[str, Any]:
-        kept = rows if targets is None else np.intersect1d(rows, scored)
-        return _recon_scores(X_hat, X, kept if len(kept) else rows, rng, det)
+        kept = rows if targets is None else np.intersect1d(rows, scored, assume_unique=True)
+        return _recon_scores(X_hat, X, kept if len(kept) else rows, rng, det, median)
 
     if name in ("known_io", "distance"):
         known = known_fixed if known_fixed is not None else _draw(rng, n, t.n_pairs(n, Y.shape[1]))
@@ -319,7 +321,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         from ppdm.attacks._linkage import interval_disclosure
 
         det = interval_disclosure(X, Y, rows=None if targets is None else scored)
-        med = np.broadcast_to(np.median(X, axis=0), X.shape)
+        med = np.broadcast_to(np.median(X, axis=0) if median is None else median, X.shape)
         base = interval_disclosure(X, np.ascontiguousarray(med), rows=None if targets is None else scored)
         share = (det["rank_interval_share"] + det["sd_interval_share"]) / 2
         return {"success": share, "details": det,
@@ -344,9 +346,9 @@ def _clip(X_hat: np.ndarray, X: np.ndarray, t: ThreatModel) -> np.ndarray:
 
 
 def _recon_scores(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
-                  det: dict[str, Any]) -> dict[str, Any]:
-    sc = reconstruction_scores(X_hat, X, rows, rng)
-    base = no_release_scores(X, rows)
+                  det: dict[str, Any], median: np.ndarray | None = None) -> dict[str, Any]:
+    sc = reconstruction_scores(X_hat, X, rows, rng, median)
+    base = no_release_scores(X, rows, median)
     return {**sc, "success": sc["within_5pct"], "details": {**det, "n_attacked_records": int(len(rows))},
             "baseline_no_release": {"success": base["within_5pct"], **base},
             "baseline_original": {"success": 1.0, **ORIGINAL_SCORES}}

@@ -122,7 +122,7 @@ def score_at_scale(
                 np.column_stack([codec.categories(published), side]))
     value = value_metrics(X_att, B_att)
     util = utility_scores(B, y_tr, seed=seed) if y_tr is not None else {}
-    util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed)
+    util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed, sample=1000)
     linked = sensitive = None
     if len(test) and y is not None:
         fit_rows = stratified_sample(y_tr, TSTR_TRAIN_SAMPLE, seed)
