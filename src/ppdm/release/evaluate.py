@@ -240,16 +240,22 @@ def risk_of(attacks: list[dict[str, Any]], n_rows: int | None = None) -> dict[st
            "within_5pct_median_guess": float(max(base, default=0.0))}
     if n_rows is not None:
         # the worst attack's rate from a sample of targets is an estimate: its upper end is what the policy limits
-        sampled = [(float(a["reidentification_rate"]), _targets_of(a), float(a.get("control_rate") or 0.0))
-                   for a in attacks if a.get("reidentification_rate") is not None
-                   and a.get("success_measure") == "reidentification_rate"]
+        # every attack's re-identification counts (a reconstruction linked to its nearest record is a linkage
+        # too), each beyond its chance
+        chance = 1.0 / max(n_rows, 1)
+        sampled = [(float(a["reidentification_rate"]), _targets_of(a),
+                    float(a.get("control_rate") or 0.0) if a.get("success_measure") == "reidentification_rate"
+                    else chance)
+                   for a in attacks if a.get("reidentification_rate") is not None]
         sampled = [(r, t, c) for r, t, c in sampled if t is not None and t < n_rows]
         if sampled:
-            intervals = [(binomial_interval(round(r * t), t), t, c) for r, t, c in sampled]
-            (lo, hi), t, c = max(intervals, key=lambda v: v[0][1])
+            intervals = [(binomial_interval(round(r * t), t), t, c, r) for r, t, c in sampled]
+            # the interval of the headline rate (the worst point estimate); the policy takes the worst upper end
+            (lo, hi), t, _, _ = max(intervals, key=lambda v: v[3])
             out["reidentification_interval"] = [lo, hi]
             out["reidentification_targets"] = t
-            out["reidentification_excess_upper"] = max(0.0, hi - c)
+            out["reidentification_excess_upper"] = max(max(0.0, v[0][1] - v[2]) for v in intervals)
+            out["reidentification_excess_lower"] = max(max(0.0, v[0][0] - v[2]) for v in intervals)
     return out
 
 

@@ -113,13 +113,14 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
     """The two-stage sweep of a large table (see :mod:`ppdm.release.scale`): one result per job.
 
     Every job is screened on a sample; those that meet the policy there are confirmed on every row, best
-    screening utility first, :data:`~ppdm.release.scale.FINALISTS` at a time, until one holds the policy on
-    the whole table (at most three rounds). With none meeting it on the sample, the safest ones are
+    screening utility first, :data:`~ppdm.release.scale.FINALISTS` at a time (one above
+    :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), until one holds the policy on the whole table (at
+    most three rounds). With none meeting it on the sample, the safest ones are
     confirmed. A result from the screening alone carries ``measured_on.stage == "screening"`` and can
     never be chosen.
     """
     from ppdm.release.evaluate import holdout_split
-    from ppdm.release.scale import FINALISTS, score_at_scale, screen_rows
+    from ppdm.release.scale import FINALISTS, ONE_FINALIST_ABOVE, score_at_scale, screen_rows
     from ppdm.release.select import meets_policy, risk_score
 
     rows = screen_rows(y, len(X), seed)
@@ -139,8 +140,9 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
                      key=lambda i: -float(screened[i]["utility"].get(obj, float("-inf"))))
     queue = passing or sorted(ok, key=lambda i: risk_score(screened[i]))
     results = list(screened)
-    for start in range(0, min(len(queue), 3 * FINALISTS), FINALISTS):
-        batch = queue[start:start + FINALISTS]
+    per_round = 1 if len(X) > ONE_FINALIST_ABOVE else FINALISTS
+    for start in range(0, min(len(queue), 3 * per_round), per_round):
+        batch = queue[start:start + per_round]
         confirm = [(hashlib.sha256(f"confirm:{jobs[i][0]}".encode()).hexdigest(), jobs[i][1], jobs[i][2])
                    for i in batch]
         done = _confirm(X, y, confirm, cfg, cache, progress, seed, context, score_at_scale)
