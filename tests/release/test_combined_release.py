@@ -41,6 +41,7 @@ def test_mdav_with_pram_is_one_candidate_and_every_column_says_what_touched_it(t
     assert rec["chosen"]["method"] == "mdav+pram"
     assert rec["chosen"]["params"] == {"k": 10, "pram.pd": 0.3}
     assert rec["chosen"]["candidate"] == "mdav(k=10)+pram(pd=0.3)"
+    assert "Released with mdav(k=10)+pram(pd=0.3)" in rec["summary"][0]
     cols = {c["name"]: c for c in rec["columns"]}
     for c in ("age", "hours"):
         assert cols[c]["mechanism"] == "mdav(k=10)"
