@@ -9,7 +9,8 @@ for the mechanism (the median of a number, the most frequent category) and put b
 Decoding is post-processing of a released matrix: numbers are mapped back to their units, integers rounded,
 every number kept within the column's original range, dates written as dates, and each categorical block
 read as the category with the largest released indicator, so a released category is always one of the
-original's. Attacks see the decoded, published table (re-encoded with :meth:`TableCodec.encode`).
+original's. A block released empty (NaN: a cell suppressed by a categorical mechanism) is a missing cell.
+Attacks see the decoded, published table (re-encoded with :meth:`TableCodec.encode`).
 """
 
 from __future__ import annotations
@@ -227,14 +228,17 @@ class TableCodec:
             else:
                 out[n.name] = v
         for c, block in zip(self.categorical_, self.blocks_, strict=True):
-            pick = np.asarray(c.categories, dtype=object)[_choose(B[:, block], rng)]
-            rare = pick == _RARE
+            # a block left empty (NaN) by a categorical mechanism is a suppressed cell: published missing
+            blank = np.isnan(B[:, block]).all(axis=1)
+            pick = np.asarray(c.categories, dtype=object)[_choose(np.nan_to_num(B[:, block], nan=0.0), rng)]
+            rare = (pick == _RARE) & ~blank
             if rare.any():
                 # the shared indicator becomes one of the rare categories, by their frequency in the original
                 draw = (rng.choice(len(c.rare), int(rare.sum()), p=c.rare_shares) if rng is not None
                         else np.zeros(int(rare.sum()), dtype=int))
                 pick[rare] = np.asarray(c.rare, dtype=object)[draw]
-            out[c.name] = pd.Series(pick).map(c.values).to_numpy(dtype=object)
+            pick[blank] = None
+            out[c.name] = pd.Series(pick, dtype=object).map(c.values).to_numpy(dtype=object)
         return pd.DataFrame(out, index=range(B.shape[0]))[[i.name for i in self.infos]]
 
     def _num(self, name: str) -> _Numeric:

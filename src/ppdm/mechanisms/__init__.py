@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ppdm.mechanisms.base import Mechanism
+from ppdm.mechanisms.categorical import PRAM, LocalSuppression, RareCategoryRecoding
+from ppdm.mechanisms.combined import Combined
 from ppdm.mechanisms.dp_synthetic import DPGaussianCopula  # imports without OpenDP; fitting needs ppdm[dp]
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.mechanisms.microaggregation import MDAV
@@ -24,25 +26,30 @@ from ppdm.mechanisms.svd import ThinSVD, svd_reconstruct
 from ppdm.mechanisms.swapping import RankSwap
 from ppdm.mechanisms.synthetic import GaussianCopula
 
-# every mechanism of the registry (ppdm.registry.names()) is importable from here; a test keeps it so
+# every mechanism of the registry (ppdm.registry.names()) is importable from here; a test keeps it so (the
+# categorical mechanisms and their combination with a numeric one are used by the release sweep)
 __all__ = [
     "AdditiveNoise",
     "ClassicalMDS",
+    "Combined",
     "CorrelatedNoise",
     "DCTReduction",
     "DPGaussianCopula",
     "GaussianCopula",
     "IncrementalSVD",
     "LiuRandomProjection",
+    "LocalSuppression",
     "MDAV",
     "Mechanism",
     "MultiplicativeNoise",
     "NMF",
     "NonMetricMDS",
     "PCAProjection",
+    "PRAM",
     "RandomProjection",
     "RandomRotation",
     "RankSwap",
+    "RareCategoryRecoding",
     "SVDMicroaggregation",
     "SVDNoise",
     "SparsifiedSVD",

@@ -134,7 +134,7 @@ def _release(
     can be undone by whoever knows the seed). Unless ``keep_ids``, the written release has its rows
     shuffled and its ids replaced by keyed pseudonyms (the mapping is in ``release.state``).
     """
-    from ppdm import __version__, registry
+    from ppdm import __version__
     from ppdm.data.io import read_table
     from ppdm.data.schema import resolve_schema
     from ppdm.release.evaluate import (
@@ -208,9 +208,13 @@ def _release(
     # the scores depend on the label's values and on every column shown beside the release, not only on X
     side = hashlib.sha256(json.dumps([None if y is None else list(map(str, y)), categories.tolist()]).encode())
     jobs = []
+    from ppdm.release.candidates import check_method, split_method
+
     for mg in cfg.methods:
-        registry.get(mg.method)
+        check_method(mg.method)
         default_grid = mg.grid == DEFAULT_GRIDS.get(mg.method)
+        if default_grid and split_method(mg.method)[1] and (codec is None or not codec.categorical_names):
+            continue  # a combined default candidate needs categories: on numbers alone it repeats its numeric part
         for params in mg.candidates():
             # default grids adapt to narrow tables; a grid the user wrote is checked as given
             if default_grid and isinstance(params.get("rank"), int) and params["rank"] >= min(X.shape):
@@ -310,17 +314,19 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
                    key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=()):
     import warnings
 
-    from ppdm import __version__, registry
+    from ppdm import __version__
     from ppdm.data.io import write_table
     from ppdm.flow.arrays import perturb_array
     from ppdm.flow.artifacts import identity_summary, save_release_state
     from ppdm.keys import MECHANISM_STREAM, hide_identity
+    from ppdm.release.candidates import build_candidate, column_treatments, describe
     from ppdm.release.summary import plot_data, summary_text
     from ppdm.report import render_report
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mech = registry.build(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM))
+        mech = build_candidate(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM),
+                               codec=codec)
         B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
     if codec is not None:
         from ppdm.data.codec import mask_gaps
@@ -360,7 +366,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         **({"utility_note": label_note} if label_note else {}),
         **({"formula_cells": {"columns": risky, "escaped": bool(escape_formulas)}} if risky else {}),
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
-        | {"preprocess": cfg.preprocess},
+        | {"preprocess": cfg.preprocess, "candidate": describe(chosen["method"], chosen["params"])},
         # a formal guarantee of the published table (dp-copula): epsilon, delta and what it does not cover
         **({"guarantee": _guarantee(mech, cfg)} if callable(getattr(mech, "guarantee", None)) else {}),
         **({"skipped_methods": skipped} if (skipped := skipped_defaults()) else {}),
@@ -371,8 +377,9 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
                                    / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)},
         # each column's distribution and each pair's association, original against published
         "fidelity": _fidelity(df, released, codec, schema),
-        # every column of the input: its type, its role and what the release did with it
-        "columns": [i.to_dict() for i in infos],
+        # every column of the input: its type, its role and what the release did with it (which mechanism)
+        "columns": column_treatments(infos, codec, chosen["method"], chosen["params"],
+                                     released=schema.released, passthrough=schema.passthrough),
         "whole_table": None if codec is None else {
             "numbers": codec.numeric_names, "categories": codec.categorical_names,
             "design": "numbers z-scored, categories one-hot (weight 1/sqrt 2); integers rounded, values kept "

@@ -302,15 +302,15 @@ def score_candidate(
     """
     import warnings
 
-    from ppdm import registry
     from ppdm.attacks import run_attacks_named
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics import value_metrics
+    from ppdm.release.candidates import build_candidate, numeric_part
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mech = registry.build(method, params, random_state=seed if key_seed is None else key_seed)
+        mech = build_candidate(method, params, random_state=seed if key_seed is None else key_seed, codec=codec)
         B, _ = perturb_array(X, mech, preprocess=preprocess, y=y)
     if B.shape != X.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
@@ -333,7 +333,8 @@ def score_candidate(
         train, test = holdout
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mech_t = registry.build(method, params, random_state=seed if key_seed is None else key_seed)
+            mech_t = build_candidate(method, params, random_state=seed if key_seed is None else key_seed,
+                                     codec=codec)
             B_t, _ = perturb_array(X[train], mech_t, preprocess=preprocess, y=y[train])
         if codec is not None:
             published_t = codec.decode(B_t, rng=draws(key_seed, seed, 2))
@@ -353,7 +354,9 @@ def score_candidate(
     cats = None if cats_o is None or cats_o.shape[1] == 0 else (cats_o, cats_r)
     # the attacker knows the mechanism and its parameters (Kerckhoffs); a key drawn from OS entropy is beyond
     # any seed scan, so the seed search runs only when the seed was chosen by the user
-    mechanism = {"method": method, "params": params, "preprocess": preprocess, "y": y}
+    # (a combined candidate's key search replays its numeric mechanism: the one the numbers went through)
+    replayed, replayed_params = numeric_part(method, params)
+    mechanism = {"method": replayed, "params": replayed_params, "preprocess": preprocess, "y": y}
     results = [r.to_dict() for r in run_attacks_named(X_att, B_att, threat, random_state=seed, n_seeds=1,
                                                         columns=columns,
                                                         categories=cats, mechanism=mechanism,

@@ -58,8 +58,9 @@ def pareto_front(cands: list[dict[str, Any]], objective: str) -> list[int]:
 
 
 def _label(c: dict[str, Any]) -> str:
-    p = ", ".join(f"{k}={v}" for k, v in c["params"].items())
-    return f"{c['method']}({p})" if p else c["method"]
+    from ppdm.release.candidates import describe
+
+    return describe(c["method"], c["params"]).removesuffix("()")
 
 
 def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categories: Any = None,

@@ -23,7 +23,9 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     params = ", ".join(f"{k}={v}" for k, v in ch["params"].items()) or "default parameters"
     risk = ch["risk"]
     lines = [
-        f"Released with {ch['method']} ({params}); relative error RE = {ch['value']['re']:.4f}.",
+        (f"Released with {ch['candidate']} (numbers and categories each by its own mechanism); relative error "
+         f"RE = {ch['value']['re']:.4f}." if "+" in ch["method"] and ch.get("candidate") else
+         f"Released with {ch['method']} ({params}); relative error RE = {ch['value']['re']:.4f}."),
         f"Threat model: {record['threat']['description']}. The attacker knows the mechanism and its published "
         "parameters, never its random draws (Kerckhoffs). Under it the strongest attack "
         f"({risk.get('reidentification_attack') or 'linkage'}) re-identifies {risk['reidentification']:.1%} of the "
