@@ -81,10 +81,10 @@ def score_at_scale(
     on the held-out real records, and the attacks on a seeded sample of targets against all its records.
     Returns the same fields as :func:`ppdm.release.evaluate.score_candidate`, plus ``measured_on``.
     """
-    from ppdm import registry
     from ppdm.attacks import run_attacks_named
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics import value_metrics
+    from ppdm.release.candidates import build_candidate, numeric_part
     from ppdm.release.evaluate import (
         TSTR_TRAIN_SAMPLE,
         draws,
@@ -106,7 +106,7 @@ def score_at_scale(
     y_tr = None if y is None else y[train]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mech = registry.build(method, params, random_state=seed if key_seed is None else key_seed)
+        mech = build_candidate(method, params, random_state=seed if key_seed is None else key_seed, codec=codec)
         B, _ = perturb_array(X_tr, mech, preprocess=preprocess, y=y_tr)
     if B.shape != X_tr.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
@@ -140,7 +140,9 @@ def score_at_scale(
                                        max_targets=targets, seed=seed)
     # the targets: a seeded sample of the released rows, attacked in batches against every record
     order = np.random.default_rng([seed, 11]).permutation(len(train))[:targets]
-    mechanism = {"method": method, "params": params, "preprocess": preprocess, "y": y_tr}
+    # a combined candidate's key search replays its numeric mechanism (the one the numbers went through)
+    replayed, replayed_params = numeric_part(method, params)
+    mechanism = {"method": replayed, "params": replayed_params, "preprocess": preprocess, "y": y_tr}
 
     def attack(rows: np.ndarray) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         res = [scalar_items(r.to_dict()) for r in run_attacks_named(
