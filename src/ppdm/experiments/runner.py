@@ -11,7 +11,7 @@ from typing import Any
 from ppdm.experiments.base import ReproductionReport
 
 __all__ = ["RunSummary", "select", "run_one", "run_with_progress", "coverage_table", "coverage_json",
-           "summary_table"]
+           "summary_table", "summary_markdown"]
 
 
 @dataclass
@@ -119,6 +119,48 @@ def summary_table(summaries: list[RunSummary]) -> Any:
     held = sum(s.passed for s in summaries)
     t.caption = f"{held} of {len(summaries)} reproductions hold in full; {sum(s.seconds for s in summaries):.0f} s"
     return t
+
+
+def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
+    """The ``--all`` summary as a Markdown page: one row per reproduction, then the totals.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :meth:`RunSummary.to_dict` of each reproduction (what ``ppdm reproduce --all --json`` prints).
+    context : str
+        A sentence on where and how the run was made (machine, date, command), printed above the table.
+
+    Returns
+    -------
+    str
+        Markdown with a trailing newline.
+    """
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["# `ppdm reproduce --all`: summary of a run", ""]
+    if context:
+        lines += [context, ""]
+    lines += ["| id | held / checked | time (s) | result |", "|---|---:|---:|---|"]
+    for r in rows:
+        if r.get("error"):
+            result = "**error** " + cell(str(r["error"]))
+        elif r["failed_cells"]:
+            shown = "; ".join(cell(c) for c in r["failed_cells"][:3])
+            more = f"; ... ({len(r['failed_cells'])} in all)" if len(r["failed_cells"]) > 3 else ""
+            result = f"does not hold in full: {shown}{more}"
+        elif r["checked"] == 0:
+            result = "nothing checked (values shown only)"
+        else:
+            result = "held"
+        lines.append(f"| `{r['id']}` | {r['held']}/{r['checked']} | {r['seconds']:.1f} | {result} |")
+    total = sum(float(r["seconds"]) for r in rows)
+    held = sum(bool(r["passed"]) for r in rows)
+    cells = sum(int(r["held"]) for r in rows), sum(int(r["checked"]) for r in rows)
+    lines += ["", f"{held} of {len(rows)} reproductions hold in full; {cells[0]} of {cells[1]} checked cells hold; "
+              f"{total / 60:.1f} min in all (the sum of the times above)."]
+    return "\n".join(lines) + "\n"
 
 
 def coverage_json() -> dict[str, Any]:
