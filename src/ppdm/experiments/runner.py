@@ -44,7 +44,8 @@ def select(quick: bool) -> list[str]:
     return [k for k, r in REPRODUCTIONS.items() if not (quick and r.slow)]
 
 
-def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None) -> RunSummary:
+def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None,
+            blas_threads: int | None = 1) -> RunSummary:
     """Run one reproduction, passing only the options it declares; an exception becomes ``error``."""
     from ppdm.experiments import REPRODUCTIONS, run_reproduction
 
@@ -52,7 +53,7 @@ def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None)
     opts = {k: v for k, v in (("data_dir", data_dir), ("trials", trials)) if k in r.options and v is not None}
     t0 = time.perf_counter()
     try:
-        rep = run_reproduction(id, **opts)
+        rep = run_reproduction(id, blas_threads=blas_threads, **opts)
     except Exception as exc:  # noqa: BLE001 - a batch run reports a crash and goes on
         return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}")
     dt = time.perf_counter() - t0
@@ -62,7 +63,8 @@ def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None)
 
 def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = True,
                       on_report: Callable[[ReproductionReport], None] | None = None,
-                      data_dir: Path | None = None, trials: int | None = None) -> list[RunSummary]:
+                      data_dir: Path | None = None, trials: int | None = None,
+                      blas_threads: int | None = 1) -> list[RunSummary]:
     """Run each reproduction in turn under one progress bar.
 
     Parameters
@@ -77,6 +79,8 @@ def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = T
         Called with each finished report (e.g. to write its tables and figures).
     data_dir, trials
         Passed to the reproductions that declare them.
+    blas_threads : int or None
+        BLAS threads while each runs (see :func:`ppdm.experiments.run_reproduction`).
 
     Returns
     -------
@@ -91,7 +95,7 @@ def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = T
         task = bar.add_task("reproductions", total=len(ids))
         for i in ids:
             bar.update(task, description=f"reproduce {i}")
-            s = run_one(i, data_dir=data_dir, trials=trials)
+            s = run_one(i, data_dir=data_dir, trials=trials, blas_threads=blas_threads)
             if on_report is not None and s.report is not None:
                 on_report(s.report)
             out.append(s)
