@@ -7,6 +7,7 @@ from ppdm.experiments import (
     alotaibi2015_attacks,
     alotaibi2015_clustering,
     alotaibi2015_dot,
+    alotaibi2015_examples,
     alotaibi2015_known_points,
     alotaibi2015_nmds,
     alotaibi2015_structure,
@@ -68,6 +69,8 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("ppdm-hiding-targets", "100 random single-member hiding requests on IRIS and WBC",
                      wang2008_nmf.hiding_targets, slow=True),
 
+        Reproduction("alotaibi2015-table-2-2", "Mahalanobis distances of the Example 2.2 objects (Table 2.2)",
+                     alotaibi2015_examples.table_2_2),
         Reproduction("alotaibi2015-table-3-5", "PAV example (Table 3.5)", alotaibi2015_nmds.table_3_5),
         Reproduction("alotaibi2015-sec-3-3-5", "NMDS worked example, 5 Iris records to p = 3 (Sec. 3.3.5)",
                      alotaibi2015_nmds.sec_3_3_5),

@@ -193,7 +193,7 @@ _ALOTAIBI2015 = (
     _e(_A, "Fig. 2.2", "contours of distance measures", _N, reason=_ILL),
     _e(_A, "Fig. 2.3", "Mahalanobis distances of an example", _N, reason=_ILL),
     _e(_A, "Table 2.1", "five example data objects", _N, reason="input of the Mahalanobis example, not a result"),
-    _e(_A, "Table 2.2", "Mahalanobis distances of the example", _O, reason="deterministic; no reproduction yet"),
+    _e(_A, "Table 2.2", "Mahalanobis distances of the example", _R, "alotaibi2015-table-2-2"),
     _e(_A, "Fig. 2.4", "SVM decision boundaries", _N, reason=_ILL),
     _e(_A, "Table 3.1", "distances between 10 UK cities", _N, reason="input of the MDS illustration, not a result"),
     _e(_A, "Fig. 3.1", "MDS map of the UK cities", _N, reason=_ILL),
