@@ -45,3 +45,14 @@ def test_columns_scaled_down_runs_and_stays_close() -> None:
         assert r["recompute_re"] - 1e-9 <= r["incremental_re"] <= 1.15 * r["recompute_re"]
         assert r["recompute_re"] - 1e-9 <= r["buffered_re"] <= r["incremental_re"] + 1e-12
     assert rows[-1]["buffered_re"] <= 1.02 * rows[-1]["recompute_re"]
+
+
+def test_columns_recomputes_only_every_kth_step() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = wang2008_stream.columns(n=200, m=200, rank=20, k=16, start=16, add=4, steps=6, buffer_rank=2,
+                                       progress=False, recompute_every=3)
+    done = [i for i, r in enumerate(rows) if r["recompute_re"] == r["recompute_re"]]  # not NaN
+    assert done == [2, 5]
+    assert rows[5]["cumulative_recompute_s"] == rows[2]["recompute_s"] + rows[5]["recompute_s"]
+    assert all(r["recompute_re"] - 1e-9 <= r["incremental_re"] for r in (rows[2], rows[5]))

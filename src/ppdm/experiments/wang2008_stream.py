@@ -143,10 +143,16 @@ def table_6_3_report() -> ReproductionReport:
 
 def columns(
     n: int = 3_000, m: int = 3_000, rank: int = 100, k: int = 80, start: int = 80, add: int = 22, steps: int = 100,
-    buffer_rank: int = 8, progress: bool = True,
+    buffer_rank: int = 8, progress: bool = True, recompute_every: int = 1,
 ) -> list[dict[str, float]]:
-    """Per step: columns, cumulative time and RE of the incremental update (the paper's, and with
-    ``buffer_rank`` extra tracked components) and of a Lanczos recomputation."""
+    """Per step: columns, time and RE of the incremental update (the paper's, and with ``buffer_rank``
+    extra tracked components) and of a Lanczos recomputation.
+
+    The recomputation runs after every ``recompute_every``-th step only (its RE and time are NaN on the
+    others): each is an independent ARPACK SVD of the whole table so far, the costly part of the run.
+    """
+    if recompute_every < 1:
+        raise ValueError(f"recompute_every must be at least 1 (got {recompute_every})")
     X = datasets.low_rank(n, m, rank, spectrum="linear", random_state=1)
     variants = {"incremental": IncrementalSVD(k, track_gram=False).fit(X[:, :start]),
                 "buffered": IncrementalSVD(k, buffer_rank=buffer_rank, track_gram=False).fit(X[:, :start])}
@@ -162,16 +168,24 @@ def columns(
                 t = time.perf_counter()
                 est.add_columns(X[:, lo : lo + add])
                 B = est.reconstruct()
-                cum[name] += time.perf_counter() - t
+                row[f"{name}_s"] = time.perf_counter() - t
+                cum[name] += row[f"{name}_s"]
                 row[f"cumulative_{name}_s"], row[f"{name}_re"] = cum[name], _re(A, B)
-            t = time.perf_counter()
-            Bf = _exact(A, k, solver="lanczos")
-            cum["recompute"] += time.perf_counter() - t
-            row["cumulative_recompute_s"], row["recompute_re"] = cum["recompute"], _re(A, Bf)
+            row["recompute_s"] = row["recompute_re"] = float("nan")
+            if (i + 1) % recompute_every == 0:
+                t = time.perf_counter()
+                Bf = _exact(A, k, solver="lanczos")
+                row["recompute_s"] = time.perf_counter() - t
+                cum["recompute"] += row["recompute_s"]
+                row["recompute_re"] = _re(A, Bf)
+            row["cumulative_recompute_s"] = cum["recompute"]
             out.append(row)
             if progress:
                 bar.advance(task)
     return out
+
+
+_RECOMPUTE_EVERY = 10
 
 
 def columns_report() -> ReproductionReport:
@@ -179,8 +193,9 @@ def columns_report() -> ReproductionReport:
                              "incremental columns, 3000 x 3000 of rank 100, K = 80, 80 + 100 x 22 columns (Ch. 6)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # K = 80 = the first block's width, as the paper
-        rows = columns()
-    for r in rows[9::10]:
+        rows = columns(recompute_every=_RECOMPUTE_EVERY)
+    checked = rows[_RECOMPUTE_EVERY - 1 :: _RECOMPUTE_EVERY]
+    for r in checked:
         tag = f"columns={r['columns']}"
         rep.add(tag, "recompute RE", r["recompute_re"], None, None, "info")
         rep.add(tag, "incremental RE", r["incremental_re"], None, None, "info")
@@ -190,13 +205,18 @@ def columns_report() -> ReproductionReport:
         rep.add(tag, "buffered RE", r["buffered_re"], None, None, "info")
         rep.add(tag, "buffered RE relative gap", (r["buffered_re"] - r["recompute_re"]) / r["recompute_re"], 0.0, 0.01)
         rep.add(tag, "cumulative incremental s", r["cumulative_incremental_s"], None, None, "info")
-        rep.add(tag, "cumulative recompute s", r["cumulative_recompute_s"], None, None, "info")
+        rep.add(tag, "incremental s, this step", r["incremental_s"], None, None, "info")
+        rep.add(tag, "recompute s, this step", r["recompute_s"], None, None, "info")
     last = rows[-1]
     rep.add("end", "cumulative incremental s", last["cumulative_incremental_s"], 29.1719, None, "info",
             "MATLAB 7.1")
-    rep.add("end", "cumulative recompute s", last["cumulative_recompute_s"], 104.7306, None, "info", "MATLAB 7.1")
-    rep.add("end", "recompute / incremental time", last["cumulative_recompute_s"] / last["cumulative_incremental_s"],
-            104.7306 / 29.1719, None, "info", "paper: incremental faster (3.6x)")
+    ratio = sum(r["recompute_s"] for r in checked) / sum(r["incremental_s"] for r in checked)
+    rep.add("end", "recompute / incremental time", ratio, 104.7306 / 29.1719, None, "info",
+            f"paper: cumulative over all 100 steps, incremental faster (3.6x); here the {len(checked)} steps "
+            "where both run")
+    rep.notes.append(f"The recomputation runs after every {_RECOMPUTE_EVERY}th step (where the RE gaps are "
+                     "checked): an ARPACK SVD of the whole table so far costs far more than the update, and the "
+                     "paper's cumulative recomputation time over all 100 steps is not rerun.")
     rep.notes.append("Data: ppdm.datasets.low_rank(3000, 3000, 100, spectrum='linear', random_state=1).")
     rep.notes.append("Recomputation: ARPACK (scipy svds), rank 80, plus the release; incremental time includes "
                      "the refresh release of the whole table after every update.")
