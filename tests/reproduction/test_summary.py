@@ -70,3 +70,17 @@ def test_reproductions_run_with_one_blas_thread(monkeypatch) -> None:
     assert seen
     with pytest.raises(ParameterError, match="at least 1"):
         run_reproduction("probe", blas_threads=0)
+
+
+def test_script_reads_json_lines(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "reproduce_summary", Path(__file__).parents[2] / "scripts" / "reproduce_summary.py")
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    src, out = tmp_path / "run.jsonl", tmp_path / "summary.md"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:2]), encoding="utf-8")
+    assert mod.main(["--from-json", str(src), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "| `a-held` | 3/3 |" in text and "| `b-fails` | 1/5 |" in text and "c-crash" not in text
