@@ -71,6 +71,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
 
         Reproduction("alotaibi2015-table-2-2", "Mahalanobis distances of the Example 2.2 objects (Table 2.2)",
                      alotaibi2015_examples.table_2_2),
+        Reproduction("alotaibi2015-tables-3-2-3-4",
+                     "Iris X and its 3-D release Y: rows, statistics, correlations (Tables 3.2-3.4)",
+                     alotaibi2015_examples.tables_3_2_3_4),
         Reproduction("alotaibi2015-table-3-5", "PAV example (Table 3.5)", alotaibi2015_nmds.table_3_5),
         Reproduction("alotaibi2015-sec-3-3-5", "NMDS worked example, 5 Iris records to p = 3 (Sec. 3.3.5)",
                      alotaibi2015_nmds.sec_3_3_5),
