@@ -11,7 +11,7 @@ from typing import Any
 from ppdm.experiments.base import ReproductionReport
 
 __all__ = ["RunSummary", "select", "run_one", "run_with_progress", "coverage_table", "coverage_json",
-           "summary_table", "summary_markdown"]
+           "summary_table", "summary_markdown", "coverage_markdown"]
 
 
 @dataclass
@@ -165,6 +165,32 @@ def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
     lines += ["", f"{held} of {len(rows)} reproductions hold in full; {cells[0]} of {cells[1]} checked cells hold; "
               f"{total / 60:.1f} min in all (the sum of the times above)."]
     return "\n".join(lines) + "\n"
+
+
+def coverage_markdown(document: str) -> str:
+    """The coverage block of a document's page: the count line and one table row per manifest entry.
+
+    Parameters
+    ----------
+    document : str
+        A key of :data:`ppdm.experiments.manifest.DOCUMENTS`.
+
+    Returns
+    -------
+    str
+        ``Coverage: ...`` line, a blank line and the Markdown table (no trailing newline).
+    """
+    from ppdm.experiments.manifest import MANIFEST, STATUSES, coverage_counts
+
+    counts = coverage_counts()[document]
+    parts = ", ".join(f"{counts[k]} {k}" for k in STATUSES if counts[k])
+    lines = [f"Coverage: {parts} ({sum(counts.values())} entries).", "",
+             "| label | what | status | reproduction | reason / what is not covered |", "|---|---|---|---|---|"]
+    for e in MANIFEST:
+        if e.document == document:
+            reps = ", ".join(f"`{r}`" for r in e.reproductions)
+            lines.append(f"| {e.label} | {e.caption} | {e.status} | {reps} | {e.reason} |")
+    return "\n".join(lines)
 
 
 def coverage_json() -> dict[str, Any]:
