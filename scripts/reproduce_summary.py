@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.from_json is not None:
         text = a.from_json.read_text(encoding="utf-8").strip()
         rows = json.loads(text) if text.startswith("[") else [json.loads(ln) for ln in text.splitlines() if ln]
-        how = "`ppdm reproduce --all --json`"
+        how = "the results of one run (`ppdm reproduce --all --json`, or this script's `--log`)"
         wall = None
     else:
         t0 = time.perf_counter()
