@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.from_json is not None:
         text = a.from_json.read_text(encoding="utf-8").strip()
         rows = json.loads(text) if text.startswith("[") else [json.loads(ln) for ln in text.splitlines() if ln]
-        how = "the results of one run (`ppdm reproduce --all --json`, or this script's `--log`)"
+        how = "`ppdm reproduce --all --json`, or this script's `--log`"
         wall = None
     else:
         t0 = time.perf_counter()
@@ -48,11 +48,14 @@ def main(argv: list[str] | None = None) -> int:
         how = ("`python scripts/reproduce_summary.py` (every registered reproduction in turn in one process, "
                "as `ppdm reproduce --all` runs them)")
     day = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
-    context = (f"Run of {day} with {how} on {os.cpu_count()} CPU cores ({platform.machine()}, Python "
-               f"{platform.python_version()}). Times are wall-clock seconds of each reproduction and depend on "
-               "the machine and on what else runs on it.")
-    if wall is not None:
-        context += f" Wall time of the whole run: {wall / 60:.1f} min."
+    machine = f"{os.cpu_count()} CPU cores ({platform.machine()}, Python {platform.python_version()})"
+    if wall is None:
+        context = (f"Written on {day} from the results of one run ({how}). Times are wall-clock seconds of "
+                   "each reproduction and depend on the machine and on what else runs on it.")
+    else:
+        context = (f"Run of {day} with {how} on {machine}. Times are wall-clock seconds of each reproduction "
+                   f"and depend on the machine and on what else runs on it. Wall time of the whole run: "
+                   f"{wall / 60:.1f} min.")
     if a.note:
         context += " " + a.note
     a.out.write_text(summary_markdown(rows, context=context), encoding="utf-8")
