@@ -85,3 +85,16 @@ def test_sweep_stats_and_selector() -> None:
     assert st["max_rel_err_pct"] == pytest.approx(15 / 95 * 100)
     pick = select_equal_re({"svd": [{"re": 0.1, "k": 1}, {"re": 0.01, "k": 4}], "noise": [{"re": 0.02}]}, 0.012)
     assert pick["svd"]["k"] == 4 and pick["noise"]["re"] == 0.02
+
+
+def test_dist_maintain_equals_the_share_of_unchanged_ordinal_ranks() -> None:
+    """Against scipy's ordinal (stable) ranks, with ties and with the original reused across releases."""
+    from scipy.spatial.distance import pdist
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, (25, 2)).astype(float)  # many tied distances
+    for Y in (X + rng.integers(0, 2, X.shape), rng.normal(size=X.shape), X.copy(), X[::-1].copy()):
+        expected = 100.0 * np.mean(rankdata(pdist(X), "ordinal") == rankdata(pdist(Y), "ordinal"))
+        assert dist_maintain(X, Y) == pytest.approx(expected)
+        assert dist_maintain(Y, X) == pytest.approx(expected)

@@ -16,3 +16,26 @@ def test_table_3_5_pav_exact() -> None:
 def test_worked_example() -> None:
     rep = run_reproduction("alotaibi2015-sec-3-3-5")
     assert rep.passed and len(rep.checked) == 7
+
+
+def test_table_2_2_mahalanobis_is_the_squared_distance() -> None:
+    rep = run_reproduction("alotaibi2015-table-2-2")
+    assert rep.passed and len(rep.checked) == 5
+    # the distance of eq. 2.11 (the square root) is far from the print: the check can fail
+    for c in rep.cells:
+        if c.column.startswith("Mahalanobis distance"):
+            printed = next(x.published for x in rep.cells if x.row == c.row and x.column.startswith("squared"))
+            assert abs(c.computed - printed) > 0.5
+
+
+def test_tables_3_2_3_4_iris_and_its_classical_scaling_start() -> None:
+    rep = run_reproduction("alotaibi2015-tables-3-2-3-4")
+    assert len(rep.checked) == 104
+    # what does not hold, as found: row 9's y2 (-1.19 printed, score -1.11), the X dim 2 mean (printed 3.08;
+    # Iris sepal width sums to 458.6 over 150 records: 3.057) and Y dim 3's maximum (1.02 printed, 1.002)
+    failed = {(c.row, c.column): c for c in rep.failed}
+    assert set(failed) == {("Table 3.2 row 9", "y2"), ("Table 3.3 Mean", "X dim 2"), ("Table 3.3 Max", "Y dim 3")}
+    assert abs(failed[("Table 3.3 Mean", "X dim 2")].computed - 458.6 / 150) < 1e-12
+    # PCA scores are uncorrelated: the printed Y correlations of 0.00 hold
+    ycorr = [c for c in rep.cells if c.row == "Table 3.4 Y"]
+    assert len(ycorr) == 3 and all(abs(c.computed) < 1e-12 and c.passed for c in ycorr)

@@ -84,3 +84,24 @@ def test_cli_all_summary(cli, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_quick_needs_all(cli) -> None:
     code, _, err = cli("reproduce", "--quick")
     assert code != 0
+
+
+def test_document_pages_show_the_manifest() -> None:
+    """Each document's page holds the coverage block rendered from the manifest (scripts/coverage_pages.py)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "coverage_pages", Path(__file__).parents[2] / "scripts" / "coverage_pages.py")
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    from ppdm.experiments.runner import coverage_markdown
+
+    for doc, name in mod.PAGES.items():
+        block = coverage_markdown(doc)
+        assert block in (mod.DOCS / name).read_text(encoding="utf-8"), f"{name}: run scripts/coverage_pages.py"
+        assert block.count("\n| ") == sum(e.document == doc for e in MANIFEST) + 1  # header + one row each
+    # rewriting replaces the block and keeps the prose around it
+    text = "# T\n\nintro\n\nCoverage: old\n\n| a |\n|---|\n| x |\n\n## After\n"
+    out = mod.rewrite(text, "Coverage: new\n\n| b |\n|---|\n| y |")
+    assert out == "# T\n\nintro\n\nCoverage: new\n\n| b |\n|---|\n| y |\n\n## After\n"

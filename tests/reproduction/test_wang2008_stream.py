@@ -17,7 +17,7 @@ def test_wbc_report_passes() -> None:
     final = {c.column: c.computed for c in rep.cells if c.row == "rows=699"}
     assert abs(final["final RE incremental"] - 0.1268) < 5e-4
     assert abs(final["final RE full"] - 0.1222) < 1e-4
-    assert len(rep.checked) == 22
+    assert len(rep.checked) == 32  # 22 + one silhouette difference per step
 
 
 def test_registered() -> None:
@@ -45,3 +45,36 @@ def test_columns_scaled_down_runs_and_stays_close() -> None:
         assert r["recompute_re"] - 1e-9 <= r["incremental_re"] <= 1.15 * r["recompute_re"]
         assert r["recompute_re"] - 1e-9 <= r["buffered_re"] <= r["incremental_re"] + 1e-12
     assert rows[-1]["buffered_re"] <= 1.02 * rows[-1]["recompute_re"]
+
+
+def test_columns_recomputes_only_every_kth_step() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = wang2008_stream.columns(n=200, m=200, rank=20, k=16, start=16, add=4, steps=6, buffer_rank=2,
+                                       progress=False, recompute_every=3)
+    done = [i for i, r in enumerate(rows) if r["recompute_re"] == r["recompute_re"]]  # not NaN
+    assert done == [2, 5]
+    assert rows[5]["cumulative_recompute_s"] == rows[2]["recompute_s"] + rows[5]["recompute_s"]
+    assert all(r["recompute_re"] - 1e-9 <= r["incremental_re"] for r in (rows[2], rows[5]))
+
+
+def test_wbc_silhouettes_of_incremental_and_exact_agree() -> None:
+    rows = wang2008_stream.wbc_rows(with_svm=False)
+    assert [r["rows"] for r in rows] == list(range(249, 700, 50))
+    for r in rows:
+        assert -1 <= r["silhouette_incremental"] <= 1 and -1 <= r["silhouette_full"] <= 1
+        assert abs(r["silhouette_incremental"] - r["silhouette_full"]) <= 0.02
+        assert r["same_cluster_share"] >= 0.98
+
+
+def test_silhouette_by_hand() -> None:
+    import numpy as np
+
+    # range-normalised, the four records are the corners of the unit square; K-means from rows 1-2 puts
+    # (0, 0), (0, 1) in one cluster and (1, 0), (1, 1) in the other
+    B = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 0.1], [10.0, 0.1]])
+    s, labels = wang2008_stream._silhouette(B, 2)
+    assert labels.tolist() == [0, 1, 0, 1]
+    # every record: a = 1 (its cluster mate), b = mean(1, sqrt 2) (the other cluster)
+    b = (1 + np.sqrt(2)) / 2
+    assert s == pytest.approx((b - 1) / b)

@@ -297,6 +297,10 @@ def reproduce(
     all_: Annotated[bool, typer.Option("--all", help="Run every reproduction and print one summary table.")] = False,
     quick: Annotated[bool, typer.Option("--quick", help="With --all: only the reproductions not marked slow.")
                      ] = False,
+    blas_threads: Annotated[int, typer.Option(
+        "--blas-threads", min=0, help="BLAS threads while a reproduction runs (0: the library's own setting). "
+        "One by default: the reproductions do many small products, where threads gain nothing and stall on "
+        "shared cores.")] = 1,
     force: ForceOpt = False,
 ) -> None:
     """Recompute a published table and compare it cell by cell (exit 1 when a deterministic cell fails)."""
@@ -328,6 +332,7 @@ def reproduce(
         c = _console()
         summaries = run_with_progress(
             select(quick), console=c, show=not as_json, data_dir=data_dir, trials=trials,
+            blas_threads=blas_threads or None,
             on_report=None if out is None else (
                 lambda rep: _write_artifacts(rep, out, force) if rep.tables or rep.figures else None))
         if as_json:
@@ -337,7 +342,8 @@ def reproduce(
         if not all(s.passed for s in summaries):
             raise typer.Exit(1)
         return
-    report = run_reproduction(table, data_dir=data_dir, trials=trials)  # type: ignore[arg-type]
+    report = run_reproduction(table, blas_threads=blas_threads or None,  # type: ignore[arg-type]
+                              data_dir=data_dir, trials=trials)
     if out is not None:
         _write_artifacts(report, out, force)
     if as_json:

@@ -7,6 +7,7 @@ from ppdm.experiments import (
     alotaibi2015_attacks,
     alotaibi2015_clustering,
     alotaibi2015_dot,
+    alotaibi2015_examples,
     alotaibi2015_known_points,
     alotaibi2015_nmds,
     alotaibi2015_structure,
@@ -21,7 +22,7 @@ from ppdm.experiments import (
 )
 from ppdm.experiments.base import Reproduction, ReproductionReport
 
-__all__ = ["REPRODUCTIONS", "run_reproduction", "Reproduction", "ReproductionReport"]
+__all__ = ["REPRODUCTIONS", "BLAS_THREADS", "run_reproduction", "Reproduction", "ReproductionReport"]
 
 REPRODUCTIONS: dict[str, Reproduction] = {
     r.id: r
@@ -68,6 +69,11 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("ppdm-hiding-targets", "100 random single-member hiding requests on IRIS and WBC",
                      wang2008_nmf.hiding_targets, slow=True),
 
+        Reproduction("alotaibi2015-table-2-2", "Mahalanobis distances of the Example 2.2 objects (Table 2.2)",
+                     alotaibi2015_examples.table_2_2),
+        Reproduction("alotaibi2015-tables-3-2-3-4",
+                     "Iris X and its 3-D release Y: rows, statistics, correlations (Tables 3.2-3.4)",
+                     alotaibi2015_examples.tables_3_2_3_4),
         Reproduction("alotaibi2015-table-3-5", "PAV example (Table 3.5)", alotaibi2015_nmds.table_3_5),
         Reproduction("alotaibi2015-sec-3-3-5", "NMDS worked example, 5 Iris records to p = 3 (Sec. 3.3.5)",
                      alotaibi2015_nmds.sec_3_3_5),
@@ -106,8 +112,26 @@ REPRODUCTIONS: dict[str, Reproduction] = {
 }
 
 
-def run_reproduction(id: str, **options: object) -> ReproductionReport:
-    """Run a reproduction; ``options`` (None values ignored) must be among those it declares."""
+#: BLAS threads while a reproduction runs: one by default (see :func:`run_reproduction`)
+BLAS_THREADS = 1
+
+
+def run_reproduction(id: str, *, blas_threads: int | None = BLAS_THREADS, **options: object) -> ReproductionReport:
+    """Run a reproduction; ``options`` (None values ignored) must be among those it declares.
+
+    Parameters
+    ----------
+    id : str
+        A key of :data:`REPRODUCTIONS`.
+    blas_threads : int or None
+        Threads the BLAS/LAPACK library may use meanwhile (None: leave its setting alone). One by
+        default: the reproductions run many small products and solves (sweeps of draws, batched
+        Gauss-Newton steps, K-means iterations), where a threaded BLAS gains nothing and, when the
+        cores are shared with other work, its waiting threads make each call tens to hundreds of times
+        slower. The results do not depend on it (up to rounding).
+    **options
+        Keyword options of the reproduction (``data_dir``, ``trials``).
+    """
     if id not in REPRODUCTIONS:
         raise ParameterError(f"unknown reproduction '{id}'; see `ppdm reproduce --list`")
     r = REPRODUCTIONS[id]
@@ -116,4 +140,11 @@ def run_reproduction(id: str, **options: object) -> ReproductionReport:
     if bad:
         names = ", ".join("--" + b.replace("_", "-") for b in bad)
         raise ParameterError(f"reproduction '{id}' takes no {names}")
-    return r.run(**given)
+    if blas_threads is None:
+        return r.run(**given)
+    if blas_threads < 1:
+        raise ParameterError(f"blas_threads must be at least 1 (got {blas_threads})")
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=blas_threads, user_api="blas"):
+        return r.run(**given)

@@ -334,6 +334,7 @@ def figs_4_12_4_18_4_19(data_dir: str | Path | None = None, trials: int = 20) ->
                      "attack on 100 sampled targets per trial; PCA attack with a 30 % known sample")
     rep.notes.append("data sets of the thesis not available (Credit Approval, Hepatitis, Ecoli, Multiple Features, "
                      "Page Blocks, Synthetic Control Chart, Yeast) are left out")
+    rep.notes.append(f"Slow by nature: {trials} trials of both attacks against five releases at six p on each set.")
     rep.tables["alotaibi2015_figs_4_12_4_18_4_19.csv"] = table
     for f in ("4.12", "4.18", "4.19"):
         rep.figures[f"alotaibi2015_fig_{f.replace('.', '_')}.png"] = plot_figure(table, f)

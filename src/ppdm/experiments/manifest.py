@@ -64,8 +64,8 @@ _DATA = "describes the data sets, not a result"
 _YEAST = "data set not available here: YEAST (UCI) is not bundled"
 _TERROR = "data not public: the 100-record terrorist data set"
 _SEE = "same experiment as "
-_TOY = ("the toy generator and the noise levels are not given; the NMF has K = 3 on 2 features, above the "
-        "K <= min(rows, columns) that ppdm's NMF accepts: no reproduction yet")
+_TOY = ("the toy generator and the noise levels are not given, and the NMF has K = 3 on 2 features, above the "
+        "K <= min(rows, columns) that ppdm's NMF accepts: the figure cannot be regenerated")
 _VI = "alotaibi2015-figs-5-1-5-3-tables-5-3-5-4"
 _VI_SETS = ("Iris, Wine, BCW and (from a data directory) Pima Diabetes only; Ecoli, Multiple Features, Page "
             "Blocks, Yeast, SCC, Credit Approval, Hepatitis are not available here, and the other sets are "
@@ -131,14 +131,17 @@ _WANG2008 = (
     _e(_W, "Fig. 3.10", "K-means accuracy and RE against eps_u, s-SVD on WDBC", _R, "wang2008-appendix-h"),
     _e(_W, "Table 3.8", "sparsified SVD against other methods on WBC", _P, ("wang2008-table-3-8", "wang2008-table-4-8"),
        "the noise parameters and sparsification thresholds of the other rows are not reported"),
-    _e(_W, "Fig. 3.11", "effect of eps in s-SVD on SVM accuracy (ORG)", _O,
-       reason="the synthetic ORG set can be drawn (Sec. 3.5.2); no reproduction yet"),
+    _e(_W, "Fig. 3.11", "effect of eps in s-SVD on SVM accuracy (ORG)", _NR,
+       reason="the curves are of the three partition schemes on ORG, whose blocks are not reported (as for "
+       "Table 3.9's s-SVD[P1]-[P3] rows); the text's claim, no trend in eps, is checked for whole-matrix s-SVD "
+       "(k = 85, eps 0.0005-0.005) by xu2006-table-1"),
     _e(_W, "Table 3.9", "five modification methods on ORG", _P, "wang2008-table-3-9",
        "the s-SVD threshold and the partition blocks are not reported: only the ORG, UD, ND and SVD rows"),
-    _e(_W, "Fig. 3.12", "s-SVD partition accuracy against rank (ORG)", _O,
-       reason="ORG can be drawn; partition block sizes are not reported"),
+    _e(_W, "Fig. 3.12", "s-SVD partition accuracy against rank (ORG)", _NR,
+       reason="the partition blocks of P1-P3 on ORG are not reported"),
     _e(_W, "Fig. 3.13", "accuracy against the number of attributes in a partition (ORG)", _O,
-       reason="ORG can be drawn; no reproduction yet"),
+       reason="ORG can be drawn and the attribute partition is a column split, but the s-SVD rank is not given "
+       "(Fig. 3.12's caption gives eps = 1e-3 and the SVM gamma 0.001): no reproduction yet"),
     _e(_W, "Table 3.10", "three partition schemes on WBC", _P, "wang2008-table-3-10",
        "the sparsification thresholds of the partition rows are not reported"),
     _e(_W, "Fig. 3.14", "accuracy against rank for selective s-SVD (WBC)", _NR,
@@ -147,10 +150,8 @@ _WANG2008 = (
     _e(_W, "Table 4.2", "Algorithm 4: basic ALS", _N, reason=_ALG),
     _e(_W, "Table 4.3", "Algorithm 5: projected gradients", _N, reason=_ALG),
     _e(_W, "Table 4.4", "Algorithm 6: data hiding scheme", _N, reason=_ALG),
-    _e(_W, "Fig. 4.1", "2-D three-class data and its NMF and noise versions", _O,
-       reason=_TOY),
-    _e(_W, "Fig. 4.2", "binary SVM on original, NMF and noisy 2-D data", _O,
-       reason=_TOY),
+    _e(_W, "Fig. 4.1", "2-D three-class data and its NMF and noise versions", _NR, reason=_TOY),
+    _e(_W, "Fig. 4.2", "binary SVM on original, NMF and noisy 2-D data", _NR, reason=_TOY),
     _e(_W, "Table 4.5", "Algorithm 7: NMF-based modification", _N, reason=_ALG),
     _e(_W, "Table 4.6", "projected-gradient vs multiplicative NMF on WBC", _R, "wang2008-table-4-6"),
     _e(_W, "Table 4.7", "projected-gradient NMF on WBC against the dimension", _R, "wang2008-table-4-7-figs-4-3-4-4"),
@@ -177,11 +178,10 @@ _WANG2008 = (
     _e(_W, "Fig. 6.3", "run time and RE of incremental row updating on WBC", _R, "wang2008-stream-wbc"),
     _e(_W, "Fig. 6.4", "SVM accuracy of two rank-7 approximations of WBC", _R, "wang2008-stream-wbc"),
     _e(_W, "Fig. 6.5", "cluster distribution and silhouettes, Lanczos vs incremental (WBC)", _P,
-       "wang2008-stream-wbc", "K-means agreement is shown; silhouette plots are not drawn"),
-    _e(_W, "Fig. 6.6", "silhouettes of 10 incremental rank-7 approximations of WBC", _O,
-       reason="silhouette values are not computed yet"),
-    _e(_W, "Fig. 6.7", "silhouettes of 10 Lanczos rank-7 approximations of WBC", _O,
-       reason="silhouette values are not computed yet"),
+       "wang2008-stream-wbc", "K-means agreement and mean silhouettes are shown; the cluster-distribution and "
+       "silhouette plots are not drawn"),
+    _e(_W, "Fig. 6.6", "silhouettes of 10 incremental rank-7 approximations of WBC", _R, "wang2008-stream-wbc"),
+    _e(_W, "Fig. 6.7", "silhouettes of 10 Lanczos rank-7 approximations of WBC", _R, "wang2008-stream-wbc"),
     _e(_W, "Appendix A", "thin SVD on WDBC, k = 1..30", _R, "wang2008-appendix-a"),
     _e(_W, "Appendices B-G", "noise and random projection sweeps on WDBC (100 draws each)", _R, "wang2008-table-3-7"),
     _e(_W, "Appendix H", "sparsified SVD on WDBC (H1-H9)", _R, "wang2008-appendix-h"),
@@ -193,17 +193,17 @@ _ALOTAIBI2015 = (
     _e(_A, "Fig. 2.2", "contours of distance measures", _N, reason=_ILL),
     _e(_A, "Fig. 2.3", "Mahalanobis distances of an example", _N, reason=_ILL),
     _e(_A, "Table 2.1", "five example data objects", _N, reason="input of the Mahalanobis example, not a result"),
-    _e(_A, "Table 2.2", "Mahalanobis distances of the example", _O, reason="deterministic; no reproduction yet"),
+    _e(_A, "Table 2.2", "Mahalanobis distances of the example", _R, "alotaibi2015-table-2-2"),
     _e(_A, "Fig. 2.4", "SVM decision boundaries", _N, reason=_ILL),
     _e(_A, "Table 3.1", "distances between 10 UK cities", _N, reason="input of the MDS illustration, not a result"),
     _e(_A, "Fig. 3.1", "MDS map of the UK cities", _N, reason=_ILL),
     _e(_A, "Fig. 3.2", "NMDS perturbation of the Nefertiti face", _NR,
        reason="data set not available here: the Nefertiti face mesh"),
-    _e(_A, "Table 3.2", "Iris X and perturbed Y (first 10 rows)", _O,
-       reason="Y is close to the classical-MDS start; no reproduction yet"),
-    _e(_A, "Table 3.3", "statistics of Iris before and after perturbation", _O, reason="no reproduction yet"),
+    _e(_A, "Table 3.2", "Iris X and perturbed Y (first 10 rows)", _R, "alotaibi2015-tables-3-2-3-4"),
+    _e(_A, "Table 3.3", "statistics of Iris before and after perturbation", _P, "alotaibi2015-tables-3-2-3-4",
+       reason="Y's printed means (-0.85, -0.09, 0.06) are not those of centred scores: shown, not checked"),
     _e(_A, "Fig. 3.3", "scatter matrices of Iris X and Y", _N, reason="illustration of Tables 3.2-3.4"),
-    _e(_A, "Table 3.4", "correlations of Iris X and Y", _O, reason="no reproduction yet"),
+    _e(_A, "Table 3.4", "correlations of Iris X and Y", _R, "alotaibi2015-tables-3-2-3-4"),
     _e(_A, "Fig. 3.4", "distribution of dissimilarities at 3, 2, 1 dimensions", _N, reason=_ILL),
     _e(_A, "Table 3.5", "PAV example", _R, "alotaibi2015-table-3-5"),
     _e(_A, "Fig. 3.5", "NMDS of Swiss roll, Gaussian and 3-cluster sets to 2-D", _O,
@@ -314,10 +314,8 @@ _WANG2008GRC = (
 
 _WANG2007ICDMW = (
     _e(_I, "Fig. 1", "data hiding scheme", _N, reason=_ILL),
-    _e(_I, "Fig. 2", "2-D three-class data and its NMF and noise versions", _O,
-       reason=_TOY),
-    _e(_I, "Fig. 3", "binary SVM on original, NMF and noisy 2-D data", _O,
-       reason=_TOY),
+    _e(_I, "Fig. 2", "2-D three-class data and its NMF and noise versions", _NR, reason=_TOY),
+    _e(_I, "Fig. 3", "binary SVM on original, NMF and noisy 2-D data", _NR, reason=_TOY),
     _e(_I, "Fig. 4", "single membership hiding scheme", _N, reason=_ALG),
     _e(_I, "Fig. 5", "single-pair relationship change scheme", _N, reason=_ALG),
     _e(_I, "Fig. 6", "IRIS data set and cluster distribution", _R, "wang2008-iris-clustering"),

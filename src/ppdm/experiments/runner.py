@@ -11,7 +11,7 @@ from typing import Any
 from ppdm.experiments.base import ReproductionReport
 
 __all__ = ["RunSummary", "select", "run_one", "run_with_progress", "coverage_table", "coverage_json",
-           "summary_table"]
+           "summary_table", "summary_markdown", "coverage_markdown"]
 
 
 @dataclass
@@ -44,7 +44,8 @@ def select(quick: bool) -> list[str]:
     return [k for k, r in REPRODUCTIONS.items() if not (quick and r.slow)]
 
 
-def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None) -> RunSummary:
+def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None,
+            blas_threads: int | None = 1) -> RunSummary:
     """Run one reproduction, passing only the options it declares; an exception becomes ``error``."""
     from ppdm.experiments import REPRODUCTIONS, run_reproduction
 
@@ -52,7 +53,7 @@ def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None)
     opts = {k: v for k, v in (("data_dir", data_dir), ("trials", trials)) if k in r.options and v is not None}
     t0 = time.perf_counter()
     try:
-        rep = run_reproduction(id, **opts)
+        rep = run_reproduction(id, blas_threads=blas_threads, **opts)
     except Exception as exc:  # noqa: BLE001 - a batch run reports a crash and goes on
         return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}")
     dt = time.perf_counter() - t0
@@ -62,7 +63,8 @@ def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None)
 
 def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = True,
                       on_report: Callable[[ReproductionReport], None] | None = None,
-                      data_dir: Path | None = None, trials: int | None = None) -> list[RunSummary]:
+                      data_dir: Path | None = None, trials: int | None = None,
+                      blas_threads: int | None = 1) -> list[RunSummary]:
     """Run each reproduction in turn under one progress bar.
 
     Parameters
@@ -77,6 +79,8 @@ def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = T
         Called with each finished report (e.g. to write its tables and figures).
     data_dir, trials
         Passed to the reproductions that declare them.
+    blas_threads : int or None
+        BLAS threads while each runs (see :func:`ppdm.experiments.run_reproduction`).
 
     Returns
     -------
@@ -91,7 +95,7 @@ def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = T
         task = bar.add_task("reproductions", total=len(ids))
         for i in ids:
             bar.update(task, description=f"reproduce {i}")
-            s = run_one(i, data_dir=data_dir, trials=trials)
+            s = run_one(i, data_dir=data_dir, trials=trials, blas_threads=blas_threads)
             if on_report is not None and s.report is not None:
                 on_report(s.report)
             out.append(s)
@@ -119,6 +123,74 @@ def summary_table(summaries: list[RunSummary]) -> Any:
     held = sum(s.passed for s in summaries)
     t.caption = f"{held} of {len(summaries)} reproductions hold in full; {sum(s.seconds for s in summaries):.0f} s"
     return t
+
+
+def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
+    """The ``--all`` summary as a Markdown page: one row per reproduction, then the totals.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :meth:`RunSummary.to_dict` of each reproduction (what ``ppdm reproduce --all --json`` prints).
+    context : str
+        A sentence on where and how the run was made (machine, date, command), printed above the table.
+
+    Returns
+    -------
+    str
+        Markdown with a trailing newline.
+    """
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["# `ppdm reproduce --all`: summary of a run", ""]
+    if context:
+        lines += [context, ""]
+    lines += ["| id | held / checked | time (s) | result |", "|---|---:|---:|---|"]
+    for r in rows:
+        if r.get("error"):
+            result = "**error** " + cell(str(r["error"]))
+        elif r["failed_cells"]:
+            shown = "; ".join(cell(c) for c in r["failed_cells"][:3])
+            more = f"; ... ({len(r['failed_cells'])} in all)" if len(r["failed_cells"]) > 3 else ""
+            result = f"does not hold in full: {shown}{more}"
+        elif r["checked"] == 0:
+            result = "nothing checked (values shown only)"
+        else:
+            result = "held"
+        lines.append(f"| `{r['id']}` | {r['held']}/{r['checked']} | {r['seconds']:.1f} | {result} |")
+    total = sum(float(r["seconds"]) for r in rows)
+    held = sum(bool(r["passed"]) for r in rows)
+    cells = sum(int(r["held"]) for r in rows), sum(int(r["checked"]) for r in rows)
+    lines += ["", f"{held} of {len(rows)} reproductions hold in full; {cells[0]} of {cells[1]} checked cells hold; "
+              f"{total / 60:.1f} min in all (the sum of the times above)."]
+    return "\n".join(lines) + "\n"
+
+
+def coverage_markdown(document: str) -> str:
+    """The coverage block of a document's page: the count line and one table row per manifest entry.
+
+    Parameters
+    ----------
+    document : str
+        A key of :data:`ppdm.experiments.manifest.DOCUMENTS`.
+
+    Returns
+    -------
+    str
+        ``Coverage: ...`` line, a blank line and the Markdown table (no trailing newline).
+    """
+    from ppdm.experiments.manifest import MANIFEST, STATUSES, coverage_counts
+
+    counts = coverage_counts()[document]
+    parts = ", ".join(f"{counts[k]} {k}" for k in STATUSES if counts[k])
+    lines = [f"Coverage: {parts} ({sum(counts.values())} entries).", "",
+             "| label | what | status | reproduction | reason / what is not covered |", "|---|---|---|---|---|"]
+    for e in MANIFEST:
+        if e.document == document:
+            reps = ", ".join(f"`{r}`" for r in e.reproductions)
+            lines.append(f"| {e.label} | {e.caption} | {e.status} | {reps} | {e.reason} |")
+    return "\n".join(lines)
 
 
 def coverage_json() -> dict[str, Any]:

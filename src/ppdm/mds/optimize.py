@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ppdm.mds.stress import vdot
+
 __all__ = ["Solution", "descend"]
 
 _WINDOW = 25  # accepted steps over which the relative improvement is judged (BB steps are non-monotone)
@@ -74,11 +76,11 @@ def descend(
             break
         if g is None:
             g = pairs.gradient(Y, s_raw, t_raw)
-            gn = float(np.linalg.norm(g))
+            gn = float(np.sqrt(vdot(g, g)))
             if gn == 0:
                 reason = "gradient"
                 break
-            eta = step_size * float(np.linalg.norm(Y)) / gn
+            eta = step_size * float(np.sqrt(vdot(Y, Y))) / gn
         delta = eta * g
         if np.abs(delta).max() < tol_step:
             reason = "step"
@@ -103,8 +105,8 @@ def descend(
             gn_vec = pairs.gradient(Yn, sn, tn)
             sv = (Yn - Y).ravel()
             yv = (gn_vec - g).ravel()
-            sy = float(sv @ yv)
-            eta = float(sv @ sv) / sy if sy > 0 else eta * 2.0
+            sy = vdot(sv, yv)
+            eta = vdot(sv, sv) / sy if sy > 0 else eta * 2.0
             Y, S, s_raw, t_raw, g = Yn, Sn, sn, tn, gn_vec
             trace.append(S)
             if S < best_S:

@@ -128,10 +128,11 @@ class RatioFit:
 
     def __init__(self, delta: np.ndarray) -> None:
         self.delta = delta
-        self.dd = float(np.dot(delta.astype(np.float64), delta))
+        self.dd = float(np.einsum("i,i->", delta.astype(np.float64), delta))
 
     def __call__(self, d: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        c = float(np.dot(self.delta.astype(np.float64), d)) / self.dd if self.dd > 0 else 0.0
+        # einsum, not a BLAS dot (see ppdm.mds.stress.vdot); pav does not import stress
+        c = float(np.einsum("i,i->", self.delta.astype(np.float64), d)) / self.dd if self.dd > 0 else 0.0
         res = np.empty_like(d) if out is None else out
         np.multiply(self.delta, c, out=res, casting="unsafe")
         return res
