@@ -143,9 +143,7 @@ def _release(
         TSTR_TRAIN_SAMPLE,
         UTILITY_SAMPLE,
         holdout_split,
-        stratified_sample,
-        train_on_release_accuracy,
-        train_on_release_logreg,
+        tstr_scores,
         utility_scores,
     )
     from ppdm.release.select import choose, pareto_front
@@ -253,11 +251,8 @@ def _release(
     original_utility["neighbour_pct"] = 100.0
     if holdout is not None:
         tr, te = holdout
-        fit_rows = stratified_sample(y[tr], TSTR_TRAIN_SAMPLE, evaluation_seed)
-        tr_fit = tr if fit_rows is None else tr[fit_rows]
-        original_utility["tstr_knn_pct"] = train_on_release_accuracy(X[tr_fit], y[tr_fit], X[te], y[te])
-        original_utility["tstr_logreg_pct"] = train_on_release_logreg(
-            X[tr_fit], y[tr_fit], X[te], y[te], None if codec is None else codec.numeric_index_)
+        original_utility.update(tstr_scores(X[tr], y[tr], X[te], y[te], seed=evaluation_seed,
+                                            numeric=None if codec is None else codec.numeric_index_))
         original_utility["majority_pct"] = 100.0 * float(
             pd.Series(np.asarray(y)[te].astype(str)).value_counts(normalize=True).max())
     notes = [label_note] if label_note else []

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["utility_scores", "score_candidate", "risk_of", "holdout_split", "train_on_release_accuracy",
-           "binomial_interval", "scalar_items", "sensitive_risk", "linked_value_disclosure"]
+           "binomial_interval", "scalar_items", "sensitive_risk", "linked_value_disclosure", "tstr_scores",
+           "with_linked_risk"]
 
 #: bump when the scoring changes, so cached results are recomputed
 SCORING_VERSION = 6
@@ -127,6 +128,35 @@ def train_on_release_logreg(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, y_t: 
         return 100.0 * float((np.asarray(y_t).astype(str) == labels[0]).mean())
     clf = LogisticRegression(max_iter=2000).fit(B, labels)
     return 100.0 * float((clf.predict(T) == np.asarray(y_t).astype(str)).mean())
+
+
+def tstr_scores(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, y_t: np.ndarray, *, seed: int,
+                numeric: np.ndarray | None = None) -> dict[str, float]:
+    """k-NN and logistic regression trained on a release (at most :data:`TSTR_TRAIN_SAMPLE` of its rows, a
+    seeded stratified sample) and tested on real records ``T`` it did not contain (%)."""
+    fit_rows = stratified_sample(y_b, TSTR_TRAIN_SAMPLE, seed)
+    B_fit, y_fit = (B, y_b) if fit_rows is None else (B[fit_rows], y_b[fit_rows])
+    return {"tstr_knn_pct": train_on_release_accuracy(B_fit, y_fit, T, y_t),
+            "tstr_logreg_pct": train_on_release_logreg(B_fit, y_fit, T, y_t, numeric)}
+
+
+def with_linked_risk(risk: dict[str, Any], linked: dict[str, Any] | None,
+                     sensitive: dict[str, Any] | None) -> dict[str, Any]:
+    """The policy's value disclosure beyond its control, and the sensitive columns' risk, into ``risk``.
+
+    Values read off the row an attacker finds for a person, for people in the release against people not in
+    it; the aligned figure (which assumes the attacker already knows each person's row) stays in the record
+    as an upper bound.
+    """
+    if linked is not None:
+        risk["within_5pct_aligned"] = risk["within_5pct"]
+        risk["within_5pct_aligned_attack"] = risk["within_5pct_attack"]
+        risk["within_5pct"] = linked["excess"]
+        risk["within_5pct_attack"] = f"linked {linked['attack']}"
+        risk["within_5pct_by_reconstruction"] = linked["by_reconstruction"]
+    if sensitive:
+        risk["sensitive"] = sensitive
+    return risk
 
 
 def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, *, max_targets: int | None = None,
@@ -339,11 +369,8 @@ def score_candidate(
         if codec is not None:
             published_t = codec.decode(B_t, rng=draws(key_seed, seed, 2))
             B_t = codec.encode(published_t)
-        fit_rows = stratified_sample(y[train], TSTR_TRAIN_SAMPLE, seed)
-        B_fit, y_fit = (B_t, y[train]) if fit_rows is None else (B_t[fit_rows], y[train][fit_rows])
-        util["tstr_knn_pct"] = train_on_release_accuracy(B_fit, y_fit, X[test], y[test])
-        util["tstr_logreg_pct"] = train_on_release_logreg(
-            B_fit, y_fit, X[test], y[test], None if codec is None else codec.numeric_index_)
+        util.update(tstr_scores(B_t, y[train], X[test], y[test], seed=seed,
+                                numeric=None if codec is None else codec.numeric_index_))
         if codec is not None and B_t.shape == X[train].shape:
             B_t_att = codec.numbers(published_t) if codec.numeric_names else B_t
             linked = linked_value_disclosure(X_att[train], B_t_att, X_att[test])
@@ -362,18 +389,8 @@ def score_candidate(
                                                         categories=cats, mechanism=mechanism,
                                                         seed_scan=1000 if seed_known else 0)]
     attacks = [scalar_items(r) for r in results]
-    risk = risk_of(attacks)
-    if holdout is not None and y is not None and linked is not None:
-        # the policy limits disclosure beyond its control: values read off the row an attacker finds for a
-        # person, for people in the release against people not in it (the aligned figure, which assumes the
-        # attacker already knows each person's row, stays in the record as an upper bound)
-        risk["within_5pct_aligned"] = risk["within_5pct"]
-        risk["within_5pct_aligned_attack"] = risk["within_5pct_attack"]
-        risk["within_5pct"] = linked["excess"]
-        risk["within_5pct_attack"] = f"linked {linked['attack']}"
-        risk["within_5pct_by_reconstruction"] = linked["by_reconstruction"]
-    if sensitive:
-        risk["sensitive"] = sensitive
+    risk = with_linked_risk(risk_of(attacks), linked if holdout is not None and y is not None else None,
+                            sensitive)
     return {
         "method": method,
         "params": params,

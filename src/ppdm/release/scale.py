@@ -86,17 +86,15 @@ def score_at_scale(
     from ppdm.metrics import value_metrics
     from ppdm.release.candidates import build_candidate, numeric_part
     from ppdm.release.evaluate import (
-        TSTR_TRAIN_SAMPLE,
         draws,
         linked_value_disclosure,
         neighbour_preservation,
         risk_of,
         scalar_items,
         sensitive_risk,
-        stratified_sample,
-        train_on_release_accuracy,
-        train_on_release_logreg,
+        tstr_scores,
         utility_scores,
+        with_linked_risk,
     )
 
     t0 = time.perf_counter()
@@ -112,13 +110,15 @@ def score_at_scale(
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
     X_att, B_att, X_att_test = X_tr, B, X[test]
     cats = None if categories is None or categories.shape[1] == 0 else (categories[train], categories[train])
-    published = original = None
+    published = decoded = None
     if codec is not None:
-        original, published = codec.decode(X_tr), codec.decode(B, rng=draws(key_seed, seed, 2))
+        # the original decoded once: its training rows, its held-out rows and the sensitive columns' truth
+        decoded, published = codec.decode(X), codec.decode(B, rng=draws(key_seed, seed, 2))
+        original = decoded.iloc[train]
         B = codec.encode(published)
         if codec.numeric_names:
             X_att, B_att = codec.numbers(original), codec.numbers(published)
-            X_att_test = codec.numbers(codec.decode(X[test]))
+            X_att_test = codec.numbers(decoded.iloc[test])
             columns = codec.numeric_names
         side = np.zeros((len(train), 0), dtype=object) if categories is None else categories[train]
         cats = (np.column_stack([codec.categories(original), side]),
@@ -128,15 +128,11 @@ def score_at_scale(
     util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed, sample=1000)
     linked = sensitive = None
     if len(test) and y is not None:
-        fit_rows = stratified_sample(y_tr, TSTR_TRAIN_SAMPLE, seed)
-        B_fit, y_fit = (B, y_tr) if fit_rows is None else (B[fit_rows], y_tr[fit_rows])
-        util["tstr_knn_pct"] = train_on_release_accuracy(B_fit, y_fit, X[test], y[test])
-        util["tstr_logreg_pct"] = train_on_release_logreg(
-            B_fit, y_fit, X[test], y[test], None if codec is None else codec.numeric_index_)
+        util.update(tstr_scores(B, y_tr, X[test], y[test], seed=seed,
+                                numeric=None if codec is None else codec.numeric_index_))
         linked = linked_value_disclosure(X_att, B_att, X_att_test, max_targets=first_batch, seed=seed)
         if codec is not None:
-            full_original = codec.decode(X)
-            sensitive = sensitive_risk(codec, X, B, train, test, full_original, published, published,
+            sensitive = sensitive_risk(codec, X, B, train, test, decoded, published, published,
                                        max_targets=targets, seed=seed)
     # the targets: a seeded sample of the released rows, attacked in batches against every record
     order = np.random.default_rng([seed, 11]).permutation(len(train))[:targets]
@@ -156,14 +152,7 @@ def score_at_scale(
         # the verdict is open: every attack goes on to every target
         attacks, risk = attack(order)
     n_targets = int(risk.get("reidentification_targets", min(len(order), len(train))))
-    if linked is not None:
-        risk["within_5pct_aligned"] = risk["within_5pct"]
-        risk["within_5pct_aligned_attack"] = risk["within_5pct_attack"]
-        risk["within_5pct"] = linked["excess"]
-        risk["within_5pct_attack"] = f"linked {linked['attack']}"
-        risk["within_5pct_by_reconstruction"] = linked["by_reconstruction"]
-    if sensitive:
-        risk["sensitive"] = sensitive
+    risk = with_linked_risk(risk, linked, sensitive)
     return {
         "method": method,
         "params": params,

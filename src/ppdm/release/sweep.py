@@ -62,7 +62,6 @@ def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, di
               title: str = "release sweep") -> list[dict[str, Any]]:
     """Score every job (cached ones are read back), in parallel over ``cfg.n_jobs`` workers, with a bar."""
     from joblib import Parallel, delayed
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from ppdm.release.evaluate import score_candidate
 
@@ -74,9 +73,7 @@ def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, di
             results[i] = hit | {"cached": True}
         else:
             todo.append(i)
-    cols = (TextColumn(f"[bold]{title}"), BarColumn(), TextColumn("{task.completed}/{task.total} candidates"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
-    with Progress(*cols, transient=True, disable=not progress) as bar:
+    with _bar(title, progress) as bar:
         task = bar.add_task("sweep", total=len(jobs), completed=len(results))
         if todo:
             n_jobs = cfg.n_jobs if len(todo) > 1 else 1
@@ -89,6 +86,15 @@ def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, di
                 results[i] = res | {"cached": False}
                 bar.advance(task)
     return [results[i] for i in range(len(jobs))]
+
+
+def _bar(title: str, progress: bool) -> Any:
+    """A transient progress bar counting candidates, with the elapsed time and an ETA."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(TextColumn(f"[bold]{title}"), BarColumn(), TextColumn("{task.completed}/{task.total} candidates"),
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=True,
+                    disable=not progress)
 
 
 def indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
@@ -159,13 +165,8 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
 def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
              cache: Cache, progress: bool, seed: int, context: dict[str, Any], fn: Any) -> list[dict[str, Any]]:
     """Confirm candidates on the whole table one after the other (each holds the table's copies in memory)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     out = []
-    cols = (TextColumn(f"[bold]confirming on all {len(X):,} rows"), BarColumn(),
-            TextColumn("{task.completed}/{task.total} candidates"), TimeElapsedColumn(), TextColumn("ETA"),
-            TimeRemainingColumn())
-    with Progress(*cols, transient=True, disable=not progress) as bar:
+    with _bar(f"confirming on all {len(X):,} rows", progress) as bar:
         task = bar.add_task("confirm", total=len(jobs))
         for key, method, params in jobs:
             hit = cache.get(key)
