@@ -141,4 +141,6 @@ def class_by_name(class_name: str) -> type:
     for e in MECHANISMS.values():
         if e.target.split(":")[1] == class_name:
             return e.load()
+    if class_name == "Combined":  # a whole-table candidate: a numeric and a categorical mechanism together
+        return getattr(importlib.import_module("ppdm.mechanisms.combined"), class_name)
     raise ParameterError(f"state refers to unknown mechanism class '{class_name}'")

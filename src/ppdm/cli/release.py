@@ -47,6 +47,11 @@ def release_command(
     cache_dir: Annotated[Path | None, typer.Option(help="Cache of scored candidates.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Recompute every candidate.")] = False,
     print_config: Annotated[bool, typer.Option("--print-config", help="Print the default config and exit.")] = False,
+    backend: Annotated[str, typer.Option(
+        help="numpy (candidates scored by worker processes here) or dask (candidates as tasks on a Dask "
+             "cluster).")] = "numpy",
+    scheduler: Annotated[str | None, typer.Option(
+        help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
     force: ForceOpt = False,
     sep: SepOpt = None,
 ) -> None:
@@ -77,7 +82,8 @@ def release_command(
         raise ParameterError("give the input table and --output DIR (or --print-config)")
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
                   force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids,
-                  escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()))
+                  escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()),
+                  backend=backend, scheduler=scheduler)
     from rich.console import Console
 
     c = Console(highlight=False)

@@ -100,6 +100,42 @@ class Combined(Mechanism):
         """Both mechanisms act on the table as a whole: a new table is released on its own."""
         return self.fit_transform(X)
 
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """The fitted numeric mechanism's own state and the categorical mechanism's parameters (its seed
+        among them: refitted on the same table it makes the same draws)."""
+        header, arrays = super().to_state()
+        header["params"] = {k: v for k, v in header["params"].items() if k not in ("numeric", "categorical")}
+        if self.numeric is not None:
+            nh, na = self.numeric.to_state()
+            header["numeric"] = nh
+            arrays |= {f"numeric.{k}": v for k, v in na.items()}
+        if self.categorical is not None:
+            params = {k: v.item() if isinstance(v, np.generic) else v
+                      for k, v in self.categorical.get_params(deep=False).items()
+                      if v is None or isinstance(v, (int, float, str, bool, np.integer, np.floating, np.bool_))}
+            header["categorical"] = {"class": type(self.categorical).__name__, "params": params}
+        return header, arrays
+
+    @classmethod
+    def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> Combined:
+        from ppdm.exceptions import ParameterError
+        from ppdm.mechanisms import categorical as cat_module
+        from ppdm.registry import class_by_name
+
+        numeric = None
+        if "numeric" in header:
+            numeric = class_by_name(header["numeric"]["class"]).from_state(
+                header["numeric"], {k[8:]: v for k, v in arrays.items() if k.startswith("numeric.")})
+        categorical = None
+        if "categorical" in header:
+            name = header["categorical"]["class"]
+            if name not in cat_module.__all__ or not isinstance(getattr(cat_module, name), type):
+                raise ParameterError(f"state refers to unknown categorical mechanism '{name}'")
+            categorical = getattr(cat_module, name)(**header["categorical"]["params"])
+        obj = super().from_state(header, {k: v for k, v in arrays.items() if not k.startswith("numeric.")})
+        obj.numeric, obj.categorical = numeric, categorical
+        return obj
+
 
 def _apply(mech: Any, X: np.ndarray, y: object) -> np.ndarray:
     if getattr(mech, "_uses_label", False) and y is not None:

@@ -30,7 +30,7 @@ from ppdm.release.config import (
     load_config,
     skipped_defaults,
 )
-from ppdm.release.sweep import Cache, cache_root, run_sweep, screen_and_confirm
+from ppdm.release.sweep import Cache, cache_root, run_sweep, screen_and_confirm, sweep_backend
 
 __all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_yaml", "ReleaseConfig"]
 
@@ -122,6 +122,8 @@ def _release(
     escape_formulas: bool = False,
     roles: str | dict[str, str] | None = None,
     drop: Sequence[str] = (),
+    backend: str = "numpy",
+    scheduler: str | None = None,
 ) -> ReleaseResult:
     """Choose and write a release. See the module docstring for the outputs.
 
@@ -142,7 +144,9 @@ def _release(
         SVM_SAMPLE,
         TSTR_TRAIN_SAMPLE,
         UTILITY_SAMPLE,
+        holdout_folds,
         holdout_split,
+        pooled,
         tstr_scores,
         utility_scores,
     )
@@ -229,19 +233,28 @@ def _release(
 
     evaluation_seed = 0 if cfg.seed is None else cfg.seed
     # real records held out of a second fit of each candidate: utility as an analyst gets it
-    holdout = holdout_split(y, seed=evaluation_seed) if y is not None else None
+    from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
+
+    # on a large table one split holds out thousands of records; a small one pools disjoint folds
+    folds = None
+    if y is not None and len(X) <= SCREEN_ABOVE:
+        folds = holdout_folds(y, seed=evaluation_seed)
+    elif y is not None and (split := holdout_split(y, seed=evaluation_seed)) is not None:
+        folds = [split]
+    holdout = folds[0] if folds else None
     if holdout is None and cfg.policy.objective in ("tstr_knn_pct", "tstr_logreg_pct"):
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(
             update={"objective": "knn_pct" if y is not None else "neighbour_pct"})})
     context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": list(schema.released), "categories": categories,
                "holdout": holdout, "seed_known": key.known, "codec": codec}
-    from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
-
-    if len(X) > SCREEN_ABOVE:
-        # a large table: every candidate screened on a sample, the best confirmed on every row
-        everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
-    else:
-        everything = run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
+    if folds and len(folds) > 1:
+        context["more_folds"] = folds[1:]
+    with sweep_backend(backend, scheduler) as where:
+        if len(X) > SCREEN_ABOVE:
+            # a large table: every candidate screened on a sample, the best confirmed on every row
+            everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
+        else:
+            everything = run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
     failed = [c for c in everything if "failed" in c]
     cands = [c for c in everything if "failed" not in c]
     if not cands:
@@ -249,12 +262,13 @@ def _release(
         raise ParameterError(f"every candidate failed; the first, {c['method']} {c['params']}: {c['failed']}")
     original_utility = utility_scores(X, y, seed=evaluation_seed) if y is not None else {}
     original_utility["neighbour_pct"] = 100.0
-    if holdout is not None:
-        tr, te = holdout
-        original_utility.update(tstr_scores(X[tr], y[tr], X[te], y[te], seed=evaluation_seed,
-                                            numeric=None if codec is None else codec.numeric_index_))
+    if folds:
+        numeric = None if codec is None else codec.numeric_index_
+        original_utility.update(pooled([(len(te), tstr_scores(X[tr], y[tr], X[te], y[te], seed=evaluation_seed,
+                                                               numeric=numeric)) for tr, te in folds]))
+        tested = np.concatenate([te for _, te in folds])
         original_utility["majority_pct"] = 100.0 * float(
-            pd.Series(np.asarray(y)[te].astype(str)).value_counts(normalize=True).max())
+            pd.Series(np.asarray(y)[tested].astype(str)).value_counts(normalize=True).max())
     notes = [label_note] if label_note else []
     if y is not None and len(y) > SVM_SAMPLE:
         # estimates, not exhaustive computation: say on how many rows each was measured
@@ -263,6 +277,14 @@ def _release(
         notes.append(f"cross-validated k-NN and K-means on {rows} (95 % interval about +-1.4 points at 5,000), the "
                      f"RBF SVM on {SVM_SAMPLE} of them (about +-2.2 points); train-on-release models learn from at "
                      f"most {TSTR_TRAIN_SAMPLE} released rows")
+    if where is not None:
+        notes.append(f"the candidates were scored as tasks on a Dask cluster ({where}); "
+                     + ("the confirmations on every row and " if len(X) > SCREEN_ABOVE else "")
+                     + "the chosen release were computed here")
+    if folds and len(folds) > 1:
+        notes.append(f"train-on-release accuracy is pooled over {len(folds)} disjoint held-out folds "
+                     f"({sum(len(te) for _, te in folds):,} real records tested, each against a release of the "
+                     "other rows)")
     if len(X) > SCREEN_ABOVE:
         notes.append(f"{len(X):,} rows: every candidate was screened on a seeded sample of {SCREEN_ROWS:,} rows and "
                      "the best were confirmed on every row, attacked on a seeded sample of targets against all "

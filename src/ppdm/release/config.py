@@ -117,6 +117,12 @@ class Policy(BaseModel):
         description="largest share of values recovered within 5 % (guessing column medians already gets ~13 % on WDBC)",
     )
 
+    max_attribute_inference: float = Field(
+        0.10, ge=0, le=1,
+        description="largest attribute inference of a sensitive column beyond its control: the share of people "
+                    "in the release whose sensitive value a model learnt from the release infers, minus the "
+                    "share for real people not in it (only with columns given the role 'sensitive')")
+
     @field_validator("objective")
     @classmethod
     def _objective(cls, v: str) -> str:

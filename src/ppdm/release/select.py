@@ -25,10 +25,21 @@ def _reid(c: dict[str, Any]) -> float:
     return float(r.get("reidentification_excess_upper", r.get("reidentification_excess", r["reidentification"])))
 
 
+def _inference(c: dict[str, Any]) -> tuple[float, str | None]:
+    """The worst attribute inference beyond its control over the sensitive columns, and that column."""
+    worst, column = 0.0, None
+    for name, v in (c["risk"].get("sensitive") or {}).items():
+        excess = float(v.get("attribute_inference", {}).get("excess", 0.0))
+        if excess > worst:
+            worst, column = excess, name
+    return worst, column
+
+
 def meets_policy(c: dict[str, Any], policy: Any) -> bool:
-    """Both risk limits hold (re-identification beyond chance, values within 5 % beyond the control)."""
+    """Every risk limit holds (re-identification beyond chance, values within 5 % beyond the control,
+    attribute inference of the sensitive columns beyond the control)."""
     return "failed" not in c and _reid(c) <= policy.max_reidentification and \
-        c["risk"]["within_5pct"] <= policy.max_within_5pct
+        c["risk"]["within_5pct"] <= policy.max_within_5pct and _inference(c)[0] <= policy.max_attribute_inference
 
 
 def _screened_only(c: dict[str, Any]) -> bool:
@@ -87,6 +98,10 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         if c["risk"]["within_5pct"] > v_max:
             why.append(f"{c['risk']['within_5pct']:.1%} of values disclosed within 5 % beyond the control > "
                        f"{v_max:.1%}")
+        inferred, column = _inference(c)
+        if inferred > policy.max_attribute_inference:
+            why.append(f"'{column}' inferred for {inferred:.1%} more people in the release than outside it > "
+                       f"{policy.max_attribute_inference:.1%}")
         reasons.append("; ".join(why))
         if not why and not _screened_only(c):
             feasible.append(i)
@@ -95,14 +110,20 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         if not ok:
             raise ParameterError(f"every candidate failed; the first: {_label(cands[0])}: {cands[0]['failed']}")
         _check_passthrough(shown, categories, r_max)
+        a_max = policy.max_attribute_inference
         closest = min(ok, key=lambda i: (
-            max(_reid(cands[i]) - r_max, 0) + max(cands[i]["risk"]["within_5pct"] - v_max, 0)))
+            max(_reid(cands[i]) - r_max, 0) + max(cands[i]["risk"]["within_5pct"] - v_max, 0)
+            + max(_inference(cands[i])[0] - a_max, 0)))
         c = cands[closest]
-        binding = "re-identification" if _reid(c) > r_max else "values within 5 %"
+        binding = "re-identification" if _reid(c) > r_max else (
+            "values within 5 %" if c["risk"]["within_5pct"] > v_max else "attribute inference")
+        inferred = (f" and '{_inference(c)[1]}' inferred for {_inference(c)[0]:.1%} more people in the release"
+                    if _inference(c)[1] else "")
         raise ParameterError(
             f"no candidate satisfies the policy (binding: {binding}); closest is {_label(c)} with "
             f"re-identification {c['risk']['reidentification']:.1%} and {c['risk']['within_5pct']:.1%} of values "
-            "within 5 %; relax policy.max_reidentification / max_within_5pct or add stronger mechanisms"
+            f"within 5 %{inferred}; relax policy.max_reidentification / max_within_5pct / "
+            "max_attribute_inference or add stronger mechanisms"
         )
     best = max(feasible, key=lambda i: (_utility(cands[i], obj), -risk_score(cands[i]), -cands[i]["value"]["re"]))
     for i in range(len(cands)):

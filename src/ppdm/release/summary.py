@@ -102,7 +102,11 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     n = len(record["candidates"])
     pol = record["policy"]
     limits = (f"(re-identification <= {pol['max_reidentification']:.0%} beyond chance, values disclosed beyond the "
-              f"control <= {pol['max_within_5pct']:.0%})")
+              f"control <= {pol['max_within_5pct']:.0%}"
+              + (f", sensitive columns inferred beyond the control <= {pol['max_attribute_inference']:.0%}"
+                 if "max_attribute_inference" in pol and any(c.get("role") == "sensitive"
+                                                             for c in record.get("columns") or ()) else "")
+              + ")")
     confirmed = [c for c in record["candidates"] if (c.get("measured_on") or {}).get("stage") == "confirmation"]
     if confirmed:
         passed = sum(1 for c in record["candidates"] if c["verdict"].startswith("screened")

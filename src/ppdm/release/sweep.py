@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import numpy as np
 
 from ppdm.release.config import ReleaseConfig
 
-__all__ = ["Cache", "cache_root", "run_sweep", "screen_and_confirm"]
+__all__ = ["Cache", "cache_root", "run_sweep", "screen_and_confirm", "sweep_backend"]
 
 
 def cache_root(explicit: str | os.PathLike[str] | None) -> Path:
@@ -57,6 +59,46 @@ class Cache:
             pass
 
 
+@contextlib.contextmanager
+def sweep_backend(backend: str, scheduler: str | None) -> Iterator[str | None]:
+    """Where the candidates are scored: here (``numpy``: worker processes of this machine) or, with
+    ``dask``, as tasks on a Dask cluster (``scheduler``: its address; None: a local cluster).
+
+    Yields a description of the cluster, or None when the candidates run here.
+    """
+    from ppdm.backends import check_backend, dask_available
+    from ppdm.exceptions import ParameterError
+
+    check_backend(backend)
+    if backend == "numpy":
+        if scheduler is not None:
+            raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
+        yield None
+        return
+    if not dask_available():
+        raise ParameterError("the dask backend needs the dask extra: pip install 'ppdm[dask]'")
+    from joblib import parallel_config
+
+    from ppdm.backends.dask_cluster import connect
+
+    with connect(scheduler) as info:
+        if info["client"] is None:  # dask's local schedulers: nothing to distribute to
+            yield None
+            return
+        # every joblib batch of candidates becomes tasks of the cluster (the table is scattered once)
+        with parallel_config(backend="dask", n_jobs=-1):
+            yield str(info["cluster"])
+
+
+def _workers(cfg: ReleaseConfig, todo: int) -> int | None:
+    """Worker processes for ``todo`` candidates: the configured number here, every worker of a cluster."""
+    from joblib.parallel import get_active_backend
+
+    if todo <= 1:
+        return 1
+    return None if type(get_active_backend()[0]).__name__ == "DaskDistributedBackend" else cfg.n_jobs
+
+
 def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
               cache: Cache, progress: bool, seed: int, context: dict[str, Any], *,
               title: str = "release sweep") -> list[dict[str, Any]]:
@@ -76,8 +118,7 @@ def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, di
     with _bar(title, progress) as bar:
         task = bar.add_task("sweep", total=len(jobs), completed=len(results))
         if todo:
-            n_jobs = cfg.n_jobs if len(todo) > 1 else 1
-            par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            par = Parallel(n_jobs=_workers(cfg, len(todo)), return_as="generator_unordered")
             calls = (delayed(indexed)(i, score_candidate, X, y, jobs[i][1], jobs[i][2], preprocess=cfg.preprocess,
                                       threat=cfg.threat, seed=seed, **context) for i in todo)
             for i, res in par(calls):

@@ -1,0 +1,37 @@
+"""The policy's limit on attribute inference of the sensitive columns beyond their control."""
+
+from __future__ import annotations
+
+import pytest
+
+from ppdm.exceptions import ParameterError
+from ppdm.release.config import Policy
+from ppdm.release.select import choose, meets_policy
+
+
+def _cand(utility: float, excess: float | None, *, reid: float = 0.01) -> dict:
+    risk: dict = {"reidentification": reid, "within_5pct": 0.0}
+    if excess is not None:
+        risk["sensitive"] = {"diagnosis": {"attribute_inference": {"measure": "accuracy", "members": 0.5 + excess,
+                                                                   "control": 0.5, "excess": excess}}}
+    return {"method": "mdav", "params": {"k": 10}, "value": {"re": 0.3}, "utility": {"tstr_knn_pct": utility},
+            "risk": risk}
+
+
+def test_a_candidate_that_discloses_a_sensitive_column_loses_with_its_reason() -> None:
+    leaky, safe = _cand(95.0, 0.30), _cand(90.0, 0.02)
+    best, reasons = choose([leaky, safe], Policy(objective="tstr_knn_pct"))
+    assert best == 1
+    assert "'diagnosis' inferred for 30.0% more people in the release than outside it > 10.0%" in reasons[0]
+    assert not meets_policy(leaky, Policy()) and meets_policy(safe, Policy())
+
+
+def test_the_limit_is_configurable_and_absent_sensitive_columns_do_not_count() -> None:
+    leaky = _cand(95.0, 0.30)
+    assert meets_policy(leaky, Policy(max_attribute_inference=0.35))
+    assert meets_policy(_cand(95.0, None), Policy(max_attribute_inference=0.0))
+
+
+def test_nobody_feasible_names_attribute_inference_as_binding() -> None:
+    with pytest.raises(ParameterError, match=r"binding: attribute inference.*'diagnosis' inferred for 25\.0%"):
+        choose([_cand(95.0, 0.25), _cand(90.0, 0.40)], Policy(objective="tstr_knn_pct"))
