@@ -131,6 +131,20 @@ def test_ica_unmixes_independent_columns(rng: np.random.Generator) -> None:
         assert abs(np.corrcoef(X_hat[:, j], X[:, j])[0, 1]) > 0.95
 
 
+def test_ica_on_a_low_rank_or_constant_release_unmixes_only_its_rank(rng: np.random.Generator) -> None:
+    X = rng.normal(size=(2000, 6)) * [1, 2, 3, 4, 5, 6] + 10
+    low = (X - X.mean(0)) @ np.linalg.svd(X - X.mean(0), full_matrices=False)[2][:2].T @ \
+        np.linalg.svd(X - X.mean(0), full_matrices=False)[2][:2] + X.mean(0)
+    X_hat, det = ica_attack(X, low, np.random.default_rng(0))
+    assert det["components"] == 2 and np.isfinite(X_hat).all()
+    # every row released as the column means (up to rounding): nothing to unmix, the median guess
+    flat = np.broadcast_to(X.mean(0), X.shape) + 1e-15 * rng.normal(size=X.shape)
+    X_hat, det = ica_attack(X, flat, np.random.default_rng(0))
+    assert det["components"] == 0 and np.array_equal(X_hat, np.broadcast_to(np.median(X, axis=0), X.shape))
+    results = run_attacks(X, flat, "default", random_state=0)  # the whole battery runs on it
+    assert all(np.isfinite(r.success) for r in results)
+
+
 def test_interval_disclosure_bounds(rng: np.random.Generator) -> None:
     X = _data(300, 4, rng)
     assert interval_disclosure(X, X)["sd_interval_share"] == 1.0

@@ -141,3 +141,24 @@ def test_a_large_table_is_screened_then_confirmed(tmp_path, monkeypatch) -> None
     assert res.record["chosen"]["method"] == chosen["method"]
     # the screening only ever rejects: every confirmed candidate met the policy on the sample
     assert all(not c["verdict"].startswith("screened") for c in rec["candidates"] if c["chosen"])
+
+
+def test_screening_stops_at_linkage_for_a_candidate_that_breaks_the_policy() -> None:
+    from ppdm.release.evaluate import score_candidate
+
+    X, y = _table(1500)
+    kw: dict = {"preprocess": "zscore", "threat": "default", "seed": 0, "key_seed": 5,
+                "holdout": holdout_split(y, seed=0), "categories": y[:, None].astype(object)}
+    light = {"objective": "tstr_knn_pct", "max_reidentification": 0.05}
+    weak = score_candidate(X, y, "noise", {"scale": 0.05}, screening=light, **kw)
+    assert weak["screened_out"] and [a["attack"] for a in weak["attacks"]] == ["linkage"]
+    assert weak["utility"] == {} and weak["risk"]["reidentification_excess"] > 0.05
+    # a candidate within the limit gets the whole battery, exactly as without screening, and the objective only
+    strong_light = score_candidate(X, y, "noise", {"scale": 2.0}, screening=light, **kw)
+    strong_full = score_candidate(X, y, "noise", {"scale": 2.0}, **kw)
+    assert "screened_out" not in strong_light
+    assert [a["attack"] for a in strong_light["attacks"]] == [a["attack"] for a in strong_full["attacks"]]
+    assert strong_light["risk"] == strong_full["risk"]
+    assert set(strong_light["utility"]) == {"tstr_knn_pct", "tstr_logreg_pct"}
+    assert strong_light["utility"]["tstr_knn_pct"] == strong_full["utility"]["tstr_knn_pct"]
+    assert {"knn_pct", "svm_pct", "kmeans_pct", "neighbour_pct"} <= set(strong_full["utility"])

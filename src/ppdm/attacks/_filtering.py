@@ -26,7 +26,10 @@ __all__ = ["spectral_filter", "low_rank_denoise", "ica_attack", "gavish_donoho_r
 def _standardise(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     mu = Y.mean(axis=0)
     sd = Y.std(axis=0, ddof=1)
-    sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
+    # a column constant up to rounding (a release of identical rows) stays constant: scaling its rounding
+    # noise up to unit variance would invent a signal
+    flat = (sd <= 1e-10 * np.abs(Y).max(axis=0, initial=0.0)) | (sd == 0) | ~np.isfinite(sd)
+    sd = np.where(flat, 1.0, sd)
     return (Y - mu) / sd, mu, sd
 
 
@@ -91,17 +94,22 @@ def ica_attack(
     n, m = X.shape
     p = Y.shape[1]
     Z, _, _ = _standardise(Y)
-    k = min(p, m)
+    fit = Z if len(Z) <= ICA_FIT_ROWS else Z[np.sort(rng.choice(len(Z), ICA_FIT_ROWS, replace=False))]
+    # a low-rank release (a truncated SVD, rows set to zero) has no more independent sources than its rank:
+    # whitening more components than that divides by zero
+    sv = np.linalg.svd(fit - fit.mean(axis=0), compute_uv=False)
+    # a standardised column has singular values of order sqrt(rows); rounding noise is far below that
+    rank = int((sv > max(sv[0] * 1e-8, 1e-6 * np.sqrt(len(fit)))).sum()) if sv.size else 0
+    k = min(p, m, rank)
+    if k == 0:
+        return np.broadcast_to(np.median(X, axis=0), X.shape).copy(), {"components": 0, "mean_ks_distance": 1.0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ica = FastICA(n_components=k, whiten="unit-variance", max_iter=400,
                       random_state=int(rng.integers(2**31 - 1)))
-        if len(Z) > ICA_FIT_ROWS:
-            # the unmixing is estimated as well from a large seeded sample, then applied to every row
-            ica.fit(Z[np.sort(rng.choice(len(Z), ICA_FIT_ROWS, replace=False))])
-            S = ica.transform(Z)
-        else:
-            S = ica.fit_transform(Z)
+        # the unmixing is estimated from at most ICA_FIT_ROWS rows (a seeded sample), then applied to every row
+        ica.fit(fit)
+        S = ica.transform(Z)
     S = (S - S.mean(axis=0)) / np.where(S.std(axis=0) == 0, 1.0, S.std(axis=0))
     # the attacker's knowledge: each column's distribution (standardised for matching, raw for rescaling)
     mu, sd = X.mean(axis=0), X.std(axis=0)

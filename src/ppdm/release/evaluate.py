@@ -354,6 +354,7 @@ def score_candidate(
     seed_known: bool = False,
     codec: Any = None,
     more_folds: list[tuple[np.ndarray, np.ndarray]] | None = None,
+    screening: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Release ``X`` with one candidate and score it. Runs in a worker process; returns plain data.
 
@@ -364,6 +365,11 @@ def score_candidate(
     classifier trained on that release is tested on the real test rows (``tstr_knn_pct``).
     ``more_folds``: further disjoint (train rows, test rows) splits; the train-on-release accuracies are
     pooled over the held-out records of every fold (the linked risk uses the first split only).
+
+    ``screening`` (``{"objective": ..., "max_reidentification": ...}``: a large table's screening stage, which
+    only ranks and rejects) measures the policy's objective alone among the utilities, and attacks by
+    linkage first: a candidate whose re-identification beyond chance already exceeds the limit is rejected
+    without the other attacks and without utility (``screened_out`` says so).
 
     With a ``codec`` (a whole table), ``X`` is its design matrix. Each release is decoded into the table it
     publishes (types, ranges, categories) and scored as published: utility on its re-encoded design, value
@@ -395,8 +401,37 @@ def score_candidate(
         cats_o = np.column_stack([codec.categories(original), side])
         cats_r = np.column_stack([codec.categories(published), side])
     value = value_metrics(X_att, B_att)
-    util = utility_scores(B, y, seed=seed)
-    util["neighbour_pct"] = neighbour_preservation(X, B, seed=seed)
+    # the attacker knows the mechanism and its parameters (Kerckhoffs); a key drawn from OS entropy is beyond
+    # any seed scan, so the seed search runs only when the seed was chosen by the user
+    # (a combined candidate's key search replays its numeric mechanism: the one the numbers went through)
+    replayed, replayed_params = numeric_part(method, params)
+    mechanism = {"method": replayed, "params": replayed_params, "preprocess": preprocess, "y": y}
+    cats = None if cats_o is None or cats_o.shape[1] == 0 else (cats_o, cats_r)
+
+    def attack(names: list[str] | None) -> list[dict[str, Any]]:
+        # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
+        return [scalar_items(r.to_dict()) for r in run_attacks_named(
+            X_att, B_att, threat, attacks=names, random_state=seed, n_seeds=1, columns=columns, categories=cats,
+            mechanism=mechanism, seed_scan=1000 if seed_known else 0)]
+
+    first: list[dict[str, Any]] = []
+    if screening is not None:
+        from ppdm.attacks import ThreatModel, applicable_attacks
+
+        if "linkage" in applicable_attacks(ThreatModel.parse(threat), True):
+            first = attack(["linkage"])
+            risk = risk_of(first)
+            if risk["reidentification_excess"] > screening["max_reidentification"]:
+                return {"method": method, "params": params, "value": value, "utility": {}, "attacks": first,
+                        "risk": risk, "seconds": time.perf_counter() - t0,
+                        "screened_out": "re-identification by linkage beyond the policy on the sample: the other "
+                                        "attacks and the utility were not measured"}
+    objective = None if screening is None else screening["objective"]
+    util = {}
+    if objective is None or objective in ("knn_pct", "svm_pct", "kmeans_pct"):
+        util = utility_scores(B, y, seed=seed)
+    if objective is None or objective == "neighbour_pct":
+        util["neighbour_pct"] = neighbour_preservation(X, B, seed=seed)
     linked, sensitive = None, None
     if holdout is not None and y is not None:
         train, test = holdout
@@ -424,18 +459,16 @@ def score_candidate(
             sensitive = sensitive_risk(codec, X, B_t, train, test, original, published_t, published)
         else:
             linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
-    # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
-    cats = None if cats_o is None or cats_o.shape[1] == 0 else (cats_o, cats_r)
-    # the attacker knows the mechanism and its parameters (Kerckhoffs); a key drawn from OS entropy is beyond
-    # any seed scan, so the seed search runs only when the seed was chosen by the user
-    # (a combined candidate's key search replays its numeric mechanism: the one the numbers went through)
-    replayed, replayed_params = numeric_part(method, params)
-    mechanism = {"method": replayed, "params": replayed_params, "preprocess": preprocess, "y": y}
-    results = [r.to_dict() for r in run_attacks_named(X_att, B_att, threat, random_state=seed, n_seeds=1,
-                                                        columns=columns,
-                                                        categories=cats, mechanism=mechanism,
-                                                        seed_scan=1000 if seed_known else 0)]
-    attacks = [scalar_items(r) for r in results]
+    if first:
+        from ppdm.attacks import ATTACKS, ThreatModel, applicable_attacks
+
+        # the rest of the battery (its seeds depend on the attack, not on which others run), in its order
+        names = [a for a in applicable_attacks(ThreatModel.parse(threat), True)
+                 if a != "linkage" and (seed_known or a != "seed_search")]
+        order = list(ATTACKS)
+        attacks = sorted(first + (attack(names) if names else []), key=lambda a: order.index(a["attack"]))
+    else:
+        attacks = attack(None)
     risk = with_linked_risk(risk_of(attacks), linked if holdout is not None and y is not None else None,
                             sensitive)
     return {

@@ -54,7 +54,7 @@ def pareto_front(cands: list[dict[str, Any]], objective: str) -> list[int]:
     """Indices of candidates no other candidate beats on both lower risk and higher utility."""
     front = []
     for i, a in enumerate(cands):
-        if "failed" in a:
+        if "failed" in a or objective not in a["utility"]:  # failed, or rejected before utility was measured
             continue
         ra, ua = risk_score(a), _utility(a, objective)
         dominated = any(
@@ -135,7 +135,9 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         elif _screened_only(cands[i]):
             rows = cands[i]["measured_on"].get("rows")
             reasons[i] = (f"screened on a sample of {rows:,} rows: " + (
-                f"violates the policy there: {reasons[i]}" if reasons[i] else
+                f"violates the policy there: {reasons[i]}"
+                + (" (linkage alone settled it: the other attacks and the utility were not measured)"
+                   if cands[i].get("screened_out") else "") if reasons[i] else
                 f"meets the policy there ({obj} {_utility(cands[i], obj):.2f} on the sample); not confirmed, "
                 "a candidate ahead of it held the policy on every row"))
         elif not reasons[i]:

@@ -172,9 +172,13 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
 
     rows = screen_rows(y, len(X), seed)
     ys = None if y is None else y[rows]
-    screen_ctx = dict(context, categories=context["categories"][rows],
+    # screening ranks by the objective and rejects on risk: it measures the objective alone, and stops
+    # attacking a candidate whose linkage already breaks the policy
+    light = {"objective": cfg.policy.objective, "max_reidentification": cfg.policy.max_reidentification}
+    screen_ctx = dict(context, categories=context["categories"][rows], screening=light,
                       holdout=None if ys is None else holdout_split(ys, seed=seed))
-    salted = [(hashlib.sha256(f"screen:{len(rows)}:{k}".encode()).hexdigest(), m, p) for k, m, p in jobs]
+    salted = [(hashlib.sha256(f"screen:{len(rows)}:{json.dumps(light, sort_keys=True)}:{k}".encode()).hexdigest(),
+               m, p) for k, m, p in jobs]
     screened = run_sweep(X[rows], ys, salted, cfg, cache, progress, seed, screen_ctx,
                          title=f"screening on {len(rows):,} rows")
     note = (f"screened on a seeded sample of {len(rows):,} of {len(X):,} rows (risk on a sample is higher than "
@@ -205,19 +209,30 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
 
 def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
              cache: Cache, progress: bool, seed: int, context: dict[str, Any], fn: Any) -> list[dict[str, Any]]:
-    """Confirm candidates on the whole table one after the other (each holds the table's copies in memory)."""
-    out = []
+    """Confirm candidates on the whole table: side by side when the table is small enough for a worker each
+    (up to :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), else one after the other (each holds the
+    table's copies in memory)."""
+    from joblib import Parallel, delayed
+
+    from ppdm.release.scale import ONE_FINALIST_ABOVE
+
+    out: dict[int, dict[str, Any]] = {}
+    todo = []
+    for i, (key, _, _) in enumerate(jobs):
+        hit = cache.get(key)
+        if hit is not None:
+            out[i] = hit | {"cached": True}
+        else:
+            todo.append(i)
+    kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed,
+          "max_reidentification": cfg.policy.max_reidentification, **context}
     with _bar(f"confirming on all {len(X):,} rows", progress) as bar:
-        task = bar.add_task("confirm", total=len(jobs))
-        for key, method, params in jobs:
-            hit = cache.get(key)
-            if hit is not None:
-                out.append(hit | {"cached": True})
-            else:
-                _, res = indexed(0, fn, X, y, method, params, preprocess=cfg.preprocess, threat=cfg.threat, seed=seed,
-                                 max_reidentification=cfg.policy.max_reidentification, **context)
-                if "failed" not in res:
-                    cache.put(key, res)
-                out.append(res | {"cached": False})
+        task = bar.add_task("confirm", total=len(jobs), completed=len(out))
+        workers = _workers(cfg, len(todo)) if len(X) <= ONE_FINALIST_ABOVE else 1
+        par = Parallel(n_jobs=workers, return_as="generator_unordered")
+        for i, res in par(delayed(indexed)(i, fn, X, y, jobs[i][1], jobs[i][2], **kw) for i in todo):
+            if "failed" not in res:
+                cache.put(jobs[i][0], res)
+            out[i] = res | {"cached": False}
             bar.advance(task)
-    return out
+    return [out[i] for i in range(len(jobs))]

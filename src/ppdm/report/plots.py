@@ -39,7 +39,8 @@ def tradeoff_png(record: dict[str, Any]) -> bytes:
     """Risk vs utility of every candidate, the Pareto front, the policy limit and the chosen point."""
     plt = _plt()
     obj = record["policy"]["objective"]
-    cands = record["candidates"]
+    # a candidate rejected on risk during a large table's screening has no utility measured: not drawn
+    cands = [c for c in record["candidates"] if obj in c["utility"]]
     methods = sorted({c["method"] for c in cands})
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k, m in enumerate(methods):
@@ -75,7 +76,7 @@ def sweep_png(record: dict[str, Any], method: str) -> bytes | None:
     labels = [", ".join(f"{k}={v}" for k, v in c["params"].items()) or "default" for c in pts]
     x = np.arange(len(pts))
     fig, ax = plt.subplots(figsize=(7, 3.2))
-    ax.plot(x, [c["utility"][obj] for c in pts], marker="o", label=obj)
+    ax.plot(x, [c["utility"].get(obj, np.nan) for c in pts], marker="o", label=obj)
     ax2 = ax.twinx()
     ax2.plot(x, [100 * c["risk"]["reidentification"] for c in pts], marker="s", color="#d62728",
              label="re-identification %")
