@@ -51,6 +51,19 @@ class ReproductionReport:
         self.cells.append(Cell(row, column, float(computed), None if published is None else float(published),
                                tol, kind, note))
 
+    def add_claim(self, row: str, column: str, computed: float, published: float | None, tol: float | None,
+                  note: str = "", *, held: bool = True) -> None:
+        """A claim of the source text as a cell: checked (``statistical``) while ``held``.
+
+        A claim found not to hold when the reproduction was measured is passed with ``held=False``: it
+        is shown (``info``) with what was measured, and the note says so.
+        """
+        if held and published is not None and tol is not None:
+            self.add(row, column, computed, published, tol, "statistical", note)
+        else:
+            self.add(row, column, computed, published, None, "info",
+                     ("does not hold as measured; " if not held else "") + note)
+
     @property
     def checked(self) -> list[Cell]:
         return [c for c in self.cells if c.passed is not None]
