@@ -233,7 +233,7 @@ def _linear_claims(a: pd.DataFrame, n: int, dataset: str) -> list[Claim]:
                 "the text's figure reads as 7 points"))
     dct = a.loc["dct"].to_numpy().mean(axis=1)
     out.append(("dct stable", f"DCT's range over p, points (stable: at most {STABLE_POINTS:g})", float(np.ptp(dct)),
-                STABLE_POINTS / 2, STABLE_POINTS / 2, "checked as a range in [0, 3]"))
+                STABLE_POINTS / 2, STABLE_POINTS / 2, "read as a range in [0, 3]"))
     change = {k: float(a.loc[(k, hi)].mean() - a.loc[(k, lo)].mean()) for k in four}
     largest = max(abs(v) for v in change.values())
     if dataset == "Pima Diabetes":  # the text's one exception: a noticeable change at low p
@@ -243,14 +243,14 @@ def _linear_claims(a: pd.DataFrame, n: int, dataset: str) -> list[Claim]:
     else:
         out.append(("unchanged", f"RP, PCA, SVD, NMDS: largest change from p = {hi} to p = {lo}, points (about "
                     f"unchanged: at most {STABLE_POINTS:g})", largest, STABLE_POINTS / 2, STABLE_POINTS / 2,
-                    "loss: " + _fmt(change) + "; checked as a change in [0, 3]"))
+                    "loss: " + _fmt(change) + "; read as a change in [0, 3]"))
     if dataset in SVM_RANGES:
         r_lo, r_hi = SVM_RANGES[dataset]
         means = a.loc[list(four)].to_numpy().mean(axis=1)
         for what, v in (("lowest", float(means.min())), ("highest", float(means.max()))):
             out.append((f"{what} in range",
                         f"{what} mean accuracy of RP, PCA, SVD, NMDS over p (text: {r_lo:g}-{r_hi:g} %)", v,
-                        (r_lo + r_hi) / 2, (r_hi - r_lo) / 2, "checked as a value in the printed range"))
+                        (r_lo + r_hi) / 2, (r_hi - r_lo) / 2, "read as a value in the printed range"))
     at_hi = {k: float(a.loc[(k, hi)].mean()) for k in METHODS}
     out.append(("nmds best at top", f"NMDS has the highest accuracy at p = {hi} (1 = yes)",
                 float(at_hi["nmds"] >= max(at_hi.values())), 1.0, 0.0, "at the largest p: " + _fmt(at_hi)))

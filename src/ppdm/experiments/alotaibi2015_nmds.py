@@ -167,7 +167,7 @@ def fig_3_5() -> ReproductionReport:
         rep.add(name, "NMDS stress-1", m.stress_, printed, None, "info", "the thesis prints the average only")
         rho = float(spearmanr(pdist(Z), pdist(Y)).statistic)
         rep.add_claim(name, "pairwise distances preserved: Spearman rank correlation of the distances", rho, 1.0,
-                      0.01, "checked as at least 0.99", held=(name, "distances") not in FIG_3_5_NOT_HELD)
+                      0.01, "read as at least 0.99", held=(name, "distances") not in FIG_3_5_NOT_HELD)
         npk = neighbourhood_preservation(Z, Y, (4,))[4]
         rep.add(name, "neighbourhood preservation, k = 4 (1 = every 4-neighbourhood kept)", npk, None, None, "info")
         if y is not None:
@@ -178,7 +178,7 @@ def fig_3_5() -> ReproductionReport:
                           held=(name, "clusters") not in FIG_3_5_NOT_HELD)
     mean = float(np.mean(stresses))
     rep.add_claim("all three", "average NMDS stress-1 (printed 1.94e-16)", mean, printed, 1e-6,
-                  "checked as below 1e-6, i.e. numerically zero",
+                  "read as below 1e-6, i.e. numerically zero",
                   held=("all three", "stress") not in FIG_3_5_NOT_HELD)
     rep.notes.append("generators and sizes are not given in the thesis: 500 records each, see the module docstring")
     rep.figures["alotaibi2015_fig_3_5.png"] = _fig_3_5_png(panels)
