@@ -40,12 +40,12 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import InputError, ParameterError
-from ppdm.experiments.base import ReproductionReport
+from ppdm.experiments.alotaibi2015_sweeps import METHODS
+from ppdm.experiments.base import ReproductionReport, mean_ci
 
 __all__ = ["METHODS", "CLASSIFIERS", "KERNELS", "NOT_HELD", "classification_grid", "release_grid",
-           "accuracy_sweep", "summarise", "claims", "plot_figure", "figs_5_8_5_10"]
+           "accuracy_sweep", "summarise", "claims", "plot_figure", "run_sets", "figs_5_8_5_10"]
 
-METHODS = ("rp", "pca", "svd", "nmds", "dct")
 #: classifier -> figure
 CLASSIFIERS = {"knn": "5.8", "linear": "5.9", "poly3": "5.10", "rbf": "5.10", "sigmoid": "5.10"}
 KERNELS = ("poly3", "rbf", "sigmoid")
@@ -101,7 +101,24 @@ def classification_grid(m: int) -> list[int]:
 
 def release_grid(Z: np.ndarray, p_values: Sequence[int], *, seed: int = 0, rp_draws: int = _RP_DRAWS
                  ) -> dict[tuple[str, int], np.ndarray]:
-    """Every method's release of ``Z`` at every p (RP: the lowest-stress of ``rp_draws`` seeded draws)."""
+    """Every method's release of ``Z`` at every p (RP: the lowest-stress of ``rp_draws`` seeded draws).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (m, n)
+        The z-scored table.
+    p_values : sequence of int
+        Released dimensions, each below n.
+    seed : int
+        Seed of the releases (and of the RP draws).
+    rp_draws : int
+        RP draws per p, of which the lowest-stress one is kept.
+
+    Returns
+    -------
+    dict
+        ``(method, p) -> release`` for every method of :data:`METHODS`.
+    """
     from ppdm.experiments.alotaibi2015_attacks import lowest_stress_rp, release_at_p
 
     out: dict[tuple[str, int], np.ndarray] = {}
@@ -126,7 +143,28 @@ def _scores(A: np.ndarray, y: np.ndarray, classifier: str, trials: int, seed: in
 
 def accuracy_sweep(Z: np.ndarray, y: np.ndarray, classifiers: Sequence[str], *, p_values: Sequence[int],
                    trials: int = 10, seed: int = 0) -> pd.DataFrame:
-    """One row per (classifier, method, p, repetition): the accuracy (%); method ``'x'`` at p = n is X."""
+    """One row per (classifier, method, p, repetition): the accuracy (%); method ``'x'`` at p = n is X.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (m, n)
+        The z-scored table.
+    y : ndarray of shape (m,)
+        Class labels.
+    classifiers : sequence of str
+        Keys of :data:`CLASSIFIERS`.
+    p_values : sequence of int
+        Released dimensions.
+    trials : int
+        Repetitions of stratified 10-fold cross-validation.
+    seed : int
+        Seed of the releases and of the folds (the same folds for X and every release).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``classifier, method, p, trial, accuracy``.
+    """
     releases = release_grid(Z, p_values, seed=seed)
     rows: list[dict[str, Any]] = []
     for c in classifiers:
@@ -141,16 +179,12 @@ def accuracy_sweep(Z: np.ndarray, y: np.ndarray, classifiers: Sequence[str], *, 
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     """Mean accuracy and its 95 % t-interval over repetitions, per (data set, classifier, method, p)."""
-    from ppdm.attacks._result import t_interval
-
     keys = ["dataset", "n_attributes", "classifier", "method", "p"]
     rows = []
     for key, g in raw.groupby(keys, sort=False):
-        v = g["accuracy"].to_numpy(float)
-        lo, hi = t_interval(list(v)) or (float(v.mean()), float(v.mean()))
-        rows.append(dict(zip(keys, key, strict=True)) | {"figure": CLASSIFIERS[key[2]],
-                                                         "accuracy_mean": float(v.mean()), "ci_low": lo,
-                                                         "ci_high": hi, "trials": len(v)})
+        mean, lo, hi = mean_ci(g["accuracy"])
+        rows.append(dict(zip(keys, key, strict=True)) | {"figure": CLASSIFIERS[key[2]], "accuracy_mean": mean,
+                                                         "ci_low": lo, "ci_high": hi, "trials": len(g)})
     return pd.DataFrame(rows)
 
 
@@ -163,12 +197,8 @@ def _acc(raw: pd.DataFrame, classifier: str) -> pd.DataFrame:
 
 
 def _diff_ci(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    """Mean of the paired difference a - b and its 95 % t-interval."""
-    from ppdm.attacks._result import t_interval
-
-    d = np.asarray(a, float) - np.asarray(b, float)
-    lo, hi = t_interval(list(d)) or (float(d.mean()), float(d.mean()))
-    return float(d.mean()), lo, hi
+    """Mean of the paired difference a - b (the same folds) and its 95 % t-interval."""
+    return mean_ci(np.asarray(a, float) - np.asarray(b, float))
 
 
 def _fmt(values: dict[str, float]) -> str:
@@ -288,7 +318,22 @@ def _kernel_claims(raw: pd.DataFrame, n: int) -> list[Claim]:
 
 
 def claims(raw: pd.DataFrame, dataset: str, n: int) -> dict[str, list[Claim]]:
-    """The text's claims of Figs 5.8-5.10 measured on one data set's raw sweep, by figure."""
+    """The text's claims of Figs 5.8-5.10 measured on one data set's raw sweep, by figure.
+
+    Parameters
+    ----------
+    raw : DataFrame
+        One data set's rows of :func:`accuracy_sweep`.
+    dataset : str
+        Its thesis name (the linear-SVM ranges and the Pima exception are per set).
+    n : int
+        Its number of attributes (the p of X).
+
+    Returns
+    -------
+    dict
+        Figure ("5.8", and for binary sets "5.9", "5.10") -> list of :data:`Claim`.
+    """
     out: dict[str, list[Claim]] = {"5.8": _knn_claims(_acc(raw, "knn"), n)}
     if "linear" in set(raw["classifier"]):
         out["5.9"] = _linear_claims(_acc(raw, "linear"), n, dataset)

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments.base import ReproductionReport, reference_rows
+from ppdm.experiments.base import ReproductionReport, mean_ci, reference_rows
 
 __all__ = ["P_VALUES", "NOT_HELD", "draw_runs", "locate_trace", "error_sweep", "fig_4_11"]
 
@@ -73,7 +73,26 @@ def locate_trace(references: np.ndarray, distances: np.ndarray, x0: np.ndarray, 
 
 def error_sweep(X: np.ndarray, releases: dict[int, np.ndarray], runs: list[tuple[np.ndarray, int]],
                 *, trace_p: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Final error and rho* per (p, run); and, at ``trace_p``, the error after every iteration per run."""
+    """Final error and rho* per (p, run); and, at ``trace_p``, the error after every iteration per run.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+        The original records.
+    releases : dict
+        p -> release of ``X`` (rows aligned with ``X``).
+    runs : list of (ndarray, int)
+        Known record indices and the target of each run (:func:`draw_runs`).
+    trace_p : int, optional
+        The p whose iterations are recorded.
+
+    Returns
+    -------
+    final : DataFrame
+        Columns ``p, run, error, rho_star``.
+    traces : DataFrame
+        Columns ``p, run, iteration, error`` (empty without ``trace_p``).
+    """
     from ppdm.attacks import gauss_newton_locate
 
     rows: list[dict[str, Any]] = []
@@ -90,13 +109,6 @@ def error_sweep(X: np.ndarray, releases: dict[int, np.ndarray], runs: list[tuple
             e = float(np.linalg.norm(x_hat - x))
             rows.append({"p": p, "run": i, "error": e, "rho_star": e / float(np.linalg.norm(R - x, axis=1).mean())})
     return pd.DataFrame(rows), pd.DataFrame(traces)
-
-
-def _ci(v: np.ndarray) -> tuple[float, float, float]:
-    from ppdm.attacks._result import t_interval
-
-    lo, hi = t_interval(list(v)) or (float(np.mean(v)), float(np.mean(v)))
-    return float(np.mean(v)), lo, hi
 
 
 def _claim(rep: ReproductionReport, row: str, key: str, claim: str, value: float, note: str) -> None:
@@ -153,7 +165,7 @@ def fig_4_11(trials: int = 100) -> ReproductionReport:
     rep.add("Fig. 4.11(a)", f"NMDS stress (4.3) at p = {trace_p}", distance_stress(X, releases[trace_p]), printed, None,
             "info", "the data distribution is not given (N(0, 1) here)")
     at = final[final["p"] == trace_p]
-    m, lo, hi = _ci(at["rho_star"].to_numpy() - base["rho_star"].to_numpy())
+    m, lo, hi = mean_ci(at["rho_star"].to_numpy() - base["rho_star"].to_numpy())
     _claim(rep, "Fig. 4.11(a)", "uncertainty",
            f"NMDS adds uncertainty: rho* at p = {trace_p} above the attack on X itself "
            "(95 % CI above 0; 1 = yes)", float(lo > 0),
@@ -163,7 +175,7 @@ def fig_4_11(trials: int = 100) -> ReproductionReport:
             f"from {g.iloc[0]:.2f} at the start; smallest / largest run {at['error'].min():.3f} / "
             f"{at['error'].max():.3f}")
     rho = final.pivot(index="run", columns="p", values="rho_star")
-    m, lo, hi = _ci((rho[trace_p] - rho[min(P_VALUES)]).to_numpy())
+    m, lo, hi = mean_ci((rho[trace_p] - rho[min(P_VALUES)]).to_numpy())
     _claim(rep, "Fig. 4.11(b)", "rises",
            f"rho* higher at p = {trace_p} than at p = {min(P_VALUES)} (95 % CI above 0; 1 = yes)",
            float(lo > 0), f"difference {m:.4f} [{lo:.4f}, {hi:.4f}]")

@@ -30,11 +30,11 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments.base import ReproductionReport
+from ppdm.experiments.alotaibi2015_sweeps import METHODS
+from ppdm.experiments.base import ReproductionReport, mean_ci
 
 __all__ = ["METHODS", "SHARES", "NOT_HELD", "gaussian_2d", "fig_4_16_trial", "fig_4_17_set", "figs_4_16_4_17"]
 
-METHODS = ("rp", "pca", "svd", "nmds", "dct")
 SHARES = tuple(round(0.1 * i, 1) for i in range(1, 11))
 COV_4_16 = ((2.0, 0.25), (0.25, 4.0))
 _ROWS, _ATTRIBUTES, _KNOWN, _P_B = 1000, 11, 0.3, 5
@@ -77,7 +77,22 @@ def fig_4_16_trial(seed: int) -> dict[str, float]:
 
 def fig_4_17_set(seed: int, *, p_values: tuple[int, ...] = tuple(range(1, _ATTRIBUTES)),
                  methods: tuple[str, ...] = METHODS) -> pd.DataFrame:
-    """One synthetic set of Fig. 4.17: rows (set, method, p, share, error); every share at p = 5, else 30 %."""
+    """One synthetic set of Fig. 4.17: rows (set, method, p, share, error); every share at p = 5, else 30 %.
+
+    Parameters
+    ----------
+    seed : int
+        The set (data, known samples and releases).
+    p_values : tuple of int
+        Released dimensions.
+    methods : tuple of str
+        Release methods.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``set, method, p, share, error`` (error: mean ``||x - x'||`` over all records).
+    """
     from ppdm.attacks import pca_attack
     from ppdm.experiments.alotaibi2015_attacks import release_at_p
     from ppdm.experiments.alotaibi2015_known_points import synthetic
@@ -101,13 +116,6 @@ def fig_4_17_set(seed: int, *, p_values: tuple[int, ...] = tuple(range(1, _ATTRI
     return pd.DataFrame(rows)
 
 
-def _ci(v: np.ndarray) -> tuple[float, float, float]:
-    from ppdm.attacks._result import t_interval
-
-    lo, hi = t_interval(list(v)) or (float(np.mean(v)), float(np.mean(v)))
-    return float(np.mean(v)), lo, hi
-
-
 def _claim(rep: ReproductionReport, row: str, key: str, claim: str, value: float, target: float, tol: float,
            note: str) -> None:
     """A claim of the text under its short ``key`` (see :data:`NOT_HELD`)."""
@@ -117,15 +125,15 @@ def _claim(rep: ReproductionReport, row: str, key: str, claim: str, value: float
 def _cells_4_16(rep: ReproductionReport, t: pd.DataFrame) -> None:
     row = "Fig. 4.16"
     ks = np.minimum(t["ks_attr1"], t["ks_attr2"]).to_numpy()
-    m, lo, hi = _ci(ks)
+    m, lo, hi = mean_ci(ks)
     _claim(rep, row, "4.16 differ",
            "(a) X and its release differ in distribution: KS p < 0.05 on both attributes, share of draws",
            float((t["ks_p_max"] < 0.05).mean()), 1.0, 0.0, f"smaller KS statistic {m:.3f} [{lo:.3f}, {hi:.3f}]")
-    m, lo, hi = _ci(t["relative_error"].to_numpy())
+    m, lo, hi = mean_ci(t["relative_error"].to_numpy())
     _claim(rep, row, "4.16 not perfect", f"(b) recovery not perfect: relative error above {PERFECT:g}, share of draws",
            float((t["relative_error"] > PERFECT).mean()), 1.0, 0.0,
            f"mean ||x - x'|| / mean ||x - centre||: {m:.3f}, 95 % CI [{lo:.3f}, {hi:.3f}]")
-    m, lo, hi = _ci(t["recovered_spread_ratio"].to_numpy())
+    m, lo, hi = mean_ci(t["recovered_spread_ratio"].to_numpy())
     _claim(rep, row, "4.16 middle",
            "(b) recovered records scattered around the middle: their spread below X's (1 = yes)",
            float(hi < 1.0), 1.0, 0.0, f"spread of X' / spread of X: {m:.3f}, 95 % CI [{lo:.3f}, {hi:.3f}]")
@@ -137,7 +145,7 @@ def _cells_4_17(rep: ReproductionReport, raw: pd.DataFrame) -> None:
     ps = sorted(a.loc["nmds"].index)
     lo_p, hi_p = ps[0], ps[-1]
     row = "Fig. 4.17(a)"
-    falls = {k: _ci((a.loc[(k, lo_p)] - a.loc[(k, hi_p)]).to_numpy()) for k in METHODS}
+    falls = {k: mean_ci((a.loc[(k, lo_p)] - a.loc[(k, hi_p)]).to_numpy()) for k in METHODS}
     _claim(rep, row, "4.17a falls", f"error at p = {lo_p} above p = {hi_p}, every method (95 % CI above 0; 1 = yes)",
            float(all(v[1] > 0 for v in falls.values())), 1.0, 0.0,
            "drop: " + ", ".join(f"{k} {v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]" for k, v in falls.items()))
@@ -157,7 +165,7 @@ def _cells_4_17(rep: ReproductionReport, raw: pd.DataFrame) -> None:
            "RP and DCT quite similar: RP / DCT error within 10 % at every p (worst p)", worst, 1.0, 0.1,
            "RP / DCT: " + ", ".join(f"{r:.3f}" for r in ratio))
     row = f"Fig. 4.17(b), p = {_P_B}"
-    falls = {k: _ci((b.loc[(k, SHARES[0])] - b.loc[(k, SHARES[-1])]).to_numpy()) for k in METHODS}
+    falls = {k: mean_ci((b.loc[(k, SHARES[0])] - b.loc[(k, SHARES[-1])]).to_numpy()) for k in METHODS}
     _claim(rep, row, "4.17b falls",
            "error with a 10 % sample above a 100 % sample, every method (95 % CI above 0; 1 = yes)",
            float(all(v[1] > 0 for v in falls.values())), 1.0, 0.0,

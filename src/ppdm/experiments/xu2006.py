@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.datasets import org
-from ppdm.experiments.base import ReproductionReport, reference_rows
+from ppdm.experiments.base import ReproductionReport, mean_ci, reference_rows
 from ppdm.mechanisms.noise import AdditiveNoise
 from ppdm.mechanisms.partition import StructuralPartition
 from ppdm.mechanisms.sparsified import SparsifiedSVD
@@ -196,7 +196,22 @@ def p2_release(A: np.ndarray, columns: int, rank: int, eps: float = 1e-3) -> np.
 
 def fig_3_13_sweep(n_seeds: int = 5, ranks: tuple[int, ...] = (20, 10),
                    columns: tuple[int, ...] = FIG_3_13_COLUMNS) -> pd.DataFrame:
-    """One row per (ORG draw, rank, c): RE of the release and its SVM accuracy; c = 0 is the original."""
+    """One row per (ORG draw, rank, c): RE of the release and its SVM accuracy; c = 0 is the original.
+
+    Parameters
+    ----------
+    n_seeds : int
+        ORG draws.
+    ranks : tuple of int
+        s-SVD ranks; a rank k runs the c above k only.
+    columns : tuple of int
+        Sizes c of the distorted block.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``seed, rank, columns, re, accuracy``.
+    """
     rows = []
     for seed in range(n_seeds):
         df = org(random_state=seed)
@@ -239,8 +254,6 @@ def _fig_3_13_png(t: pd.DataFrame) -> bytes:
 
 def fig_3_13(n_seeds: int = 5) -> ReproductionReport:
     """Wang (2008) Fig. 3.13: P2 accuracy and distortion against the size of the distorted block on ORG."""
-    from ppdm.attacks._result import t_interval
-
     rep = ReproductionReport("wang2008-fig-3-13", "ORG: attribute-partition s-SVD against the number of distorted "
                              "attributes (Wang 2008 Fig. 3.13)")
     t = fig_3_13_sweep(n_seeds)
@@ -253,10 +266,9 @@ def fig_3_13(n_seeds: int = 5) -> ReproductionReport:
     for k, g in t[t["columns"] > 0].groupby("rank"):
         acc = g.pivot(index="seed", columns="columns", values="accuracy")
         peak = int(acc.mean().idxmax())
-        d = (acc[70] - acc.drop(columns=70).max(axis=1)).to_numpy()
-        lo, hi = t_interval(list(d)) or (float(d.mean()), float(d.mean()))
+        d, lo, hi = mean_ci(acc[70] - acc.drop(columns=70).max(axis=1))
         note = (f"mean accuracy peaks at c = {peak}; accuracy at 70 minus the best other c per draw "
-                f"{d.mean():.2f} [{lo:.2f}, {hi:.2f}]; " + ", ".join(f"{c} {v:.2f}" for c, v in acc.mean().items()))
+                f"{d:.2f} [{lo:.2f}, {hi:.2f}]; " + ", ".join(f"{c} {v:.2f}" for c, v in acc.mean().items()))
         if k == 20:
             rep.add_claim("k = 20", "accuracy peaks at 70 attributes in A(1) (1 = yes)", float(peak == 70), 1.0, 0.0,
                           note, held="peak" not in FIG_3_13_NOT_HELD)
