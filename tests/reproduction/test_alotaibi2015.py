@@ -39,3 +39,21 @@ def test_tables_3_2_3_4_iris_and_its_classical_scaling_start() -> None:
     # PCA scores are uncorrelated: the printed Y correlations of 0.00 hold
     ycorr = [c for c in rep.cells if c.row == "Table 3.4 Y"]
     assert len(ycorr) == 3 and all(abs(c.computed) < 1e-12 and c.passed for c in ycorr)
+
+
+def test_fig_3_5_sets() -> None:
+    import numpy as np
+
+    from ppdm.experiments.alotaibi2015_nmds import fig_3_5_sets, swiss_roll
+
+    assert "alotaibi2015-fig-3-5" in REPRODUCTIONS
+    S = swiss_roll(2000, seed=1)
+    radius = np.hypot(S[:, 0], S[:, 2])  # t: the roll's angle is also its radius
+    assert radius.min() >= 1.5 * np.pi - 1e-9 and radius.max() <= 4.5 * np.pi + 1e-9 and radius.max() > 13.5
+    assert S[:, 1].min() >= 0.0 and S[:, 1].max() <= 21.0
+    sets = fig_3_5_sets(120, seed=0)
+    assert list(sets) == ["Swiss roll", "Gaussian", "3 clusters"]
+    for Z, _ in sets.values():
+        assert Z.shape == (120, 3)
+        assert np.allclose(Z.mean(axis=0), 0.0, atol=1e-12) and np.allclose(Z.std(axis=0, ddof=1), 1.0)
+    assert sets["Swiss roll"][1] is None and sorted(set(sets["3 clusters"][1].tolist())) == [0, 1, 2]

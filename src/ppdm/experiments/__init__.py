@@ -5,11 +5,14 @@ from __future__ import annotations
 from ppdm.exceptions import ParameterError
 from ppdm.experiments import (
     alotaibi2015_attacks,
+    alotaibi2015_classification,
     alotaibi2015_clustering,
+    alotaibi2015_distance_error,
     alotaibi2015_dot,
     alotaibi2015_examples,
     alotaibi2015_known_points,
     alotaibi2015_nmds,
+    alotaibi2015_pca_attack,
     alotaibi2015_structure,
     alotaibi2015_sweeps,
     alotaibi2015_utility,
@@ -42,6 +45,8 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("wang2008-table-3-9", "ORG: original, UD, ND, SVD k = 20 rows (Table 3.9)", xu2006.table_3_9),
         Reproduction("xu2006-table-1", "SVD, SSVD, UD, ND on the synthetic 2000 x 100 set (Xu et al. Table 1)",
                      xu2006.table_1, slow=True),
+        Reproduction("wang2008-fig-3-13", "ORG: attribute-partition s-SVD against the number of distorted "
+                     "attributes (Fig. 3.13)", xu2006.fig_3_13, slow=True),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
         Reproduction("alotaibi2015-table-5-11", "k-NN Friedman ranks (Table 5.11)", alotaibi2015_utility.table_5_11),
         Reproduction("alotaibi2015-table-5-12", "linear SVM Friedman ranks (Table 5.12)",
@@ -77,6 +82,8 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-table-3-5", "PAV example (Table 3.5)", alotaibi2015_nmds.table_3_5),
         Reproduction("alotaibi2015-sec-3-3-5", "NMDS worked example, 5 Iris records to p = 3 (Sec. 3.3.5)",
                      alotaibi2015_nmds.sec_3_3_5),
+        Reproduction("alotaibi2015-fig-3-5", "NMDS of a Swiss roll, a Gaussian and three clusters to 2-D (Fig. 3.5)",
+                     alotaibi2015_nmds.fig_3_5),
         Reproduction("alotaibi2015-table-3-7", "Minkowski r = 1..5 at p = n - 1: Euclidean lowest (Table 3.7)",
                      alotaibi2015_nmds.table_3_7, slow=True),
 
@@ -96,6 +103,13 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-figs-4-13-4-14-4-15",
                      "distance attack: known points, outlying known points, attacker up-scaling (Figs 4.13-4.15)",
                      alotaibi2015_known_points.figs_4_13_4_14_4_15, slow=True, options=("trials",)),
+        Reproduction("alotaibi2015-fig-4-11",
+                     "distance attack on NMDS releases of 1000 x 100 synthetic data: error over the iterations "
+                     "and against p (Fig. 4.11)", alotaibi2015_distance_error.fig_4_11, slow=True,
+                     options=("trials",)),
+        Reproduction("alotaibi2015-figs-4-16-4-17",
+                     "PCA-based attack on synthetic data: NMDS at p = n, error against p and known-sample size "
+                     "(Figs 4.16, 4.17)", alotaibi2015_pca_attack.figs_4_16_4_17, slow=True, options=("trials",)),
         Reproduction("alotaibi2015-tables-5-6-5-9",
                      "neighbourhood preservation and class compactness, synthetic and real (Tables 5.6-5.9, Fig. 5.11)",
                      alotaibi2015_structure.tables_5_6_to_5_9, slow=True, options=("data_dir",)),
@@ -106,6 +120,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("alotaibi2015-table-5-5",
                      "paired t-tests of k-means VI, NMDS against the others, k = 3..10 synthetic clusters (Table 5.5)",
                      alotaibi2015_clustering.table_5_5, slow=True),
+        Reproduction("alotaibi2015-figs-5-8-5-10",
+                     "k-NN, linear and kernel SVM accuracy against p for RP, PCA, SVD, NMDS, DCT (Figs 5.8-5.10)",
+                     alotaibi2015_classification.figs_5_8_5_10, slow=True, options=("data_dir", "trials")),
         Reproduction("alotaibi2015-table-5-10", "RMSE of dot products against p, 10 synthetic sets (Table 5.10)",
                      alotaibi2015_dot.table_5_10, slow=True),
     )

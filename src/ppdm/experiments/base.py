@@ -9,7 +9,9 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from typing import Any
 
-__all__ = ["Cell", "Reproduction", "ReproductionReport", "reference_rows", "reference_json"]
+import numpy as np
+
+__all__ = ["Cell", "Reproduction", "ReproductionReport", "reference_rows", "reference_json", "mean_ci"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,19 @@ class ReproductionReport:
             kind: str = "exact", note: str = "") -> None:
         self.cells.append(Cell(row, column, float(computed), None if published is None else float(published),
                                tol, kind, note))
+
+    def add_claim(self, row: str, column: str, computed: float, published: float | None, tol: float | None,
+                  note: str = "", *, held: bool = True) -> None:
+        """A claim of the source text as a cell: checked (``statistical``) while ``held``.
+
+        A claim found not to hold when the reproduction was measured is passed with ``held=False``: it
+        is shown (``info``) with what was measured, and the note says so.
+        """
+        if held and published is not None and tol is not None:
+            self.add(row, column, computed, published, tol, "statistical", note)
+        else:
+            self.add(row, column, computed, published, None, "info",
+                     ("does not hold as measured; " if not held else "") + note)
 
     @property
     def checked(self) -> list[Cell]:
@@ -115,3 +130,16 @@ def reference_rows(name: str) -> list[dict[str, str]]:
 def reference_json(key: str) -> Any:
     with _ref("worked_examples.json").open("r", encoding="utf-8") as f:
         return json.load(f)[key]
+
+
+def mean_ci(values: Any) -> tuple[float, float, float]:
+    """Mean of ``values`` and its two-sided 95 % t-interval (the mean twice for fewer than two values).
+
+    The interval the claims of the reproductions are checked with: over seeded trials, or over the paired
+    differences of two methods measured on the same trials.
+    """
+    from ppdm.attacks._result import t_interval
+
+    v = np.asarray(values, dtype=float).ravel()
+    lo, hi = t_interval(list(v)) or (float(v.mean()), float(v.mean()))
+    return float(v.mean()), float(lo), float(hi)
