@@ -64,6 +64,11 @@ def test_print_config_round_trips(cli, tmp_path: Path) -> None:
     p.write_text(out)
     code2, out2, _ = cli("release", "--print-config", "--config", p)
     assert out2 == out
+    assert cfg["policy"]["max_attribute_inference"] == 0.1
+    code3, out3, _ = cli("release", "--print-config", "--max-attribute-inference", "0.25")
+    assert code3 == 0 and yaml.safe_load(out3)["policy"]["max_attribute_inference"] == 0.25
+    code4, _, err4 = cli("release", "--print-config", "--max-attribute-inference", "2")
+    assert code4 == 2 and "less than or equal to 1" in err4
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,10 @@ def release_command(
     max_reid: Annotated[float | None, typer.Option("--max-reid", help="Largest re-identification rate.")] = None,
     max_within: Annotated[float | None, typer.Option(
         "--max-within-5pct", help="Largest share of values recovered within 5 %.")] = None,
+    max_inference: Annotated[float | None, typer.Option(
+        "--max-attribute-inference",
+        help="Largest share of people in the release whose sensitive value is inferred beyond the control "
+             "(columns with the role 'sensitive').")] = None,
     objective: Annotated[str | None, typer.Option(
         help="Utility to maximise: tstr_knn_pct (default), knn_pct, svm_pct, kmeans_pct.")] = None,
     seed: KeySeedOpt = None,
@@ -63,7 +67,8 @@ def release_command(
         fmt = "parquet"  # a Parquet table is released as Parquet (columnar, typed, and fast to write)
     overrides: dict[str, object] = {"threat": threat, "seed": seed, "n_jobs": jobs, "output_format": fmt}
     cfg = load_config(config, overrides)
-    if methods is not None or max_reid is not None or max_within is not None or objective is not None:
+    limits = (max_reid, max_within, max_inference, objective)
+    if methods is not None or any(v is not None for v in limits):
         data = cfg.model_dump()
         if methods is not None:
             from ppdm.release.config import DEFAULT_GRIDS
@@ -71,7 +76,8 @@ def release_command(
             names = split_list(methods) or []
             data["methods"] = [{"method": m, "grid": DEFAULT_GRIDS.get(m, {})} for m in names]
         pol = data["policy"]
-        for k, v in (("max_reidentification", max_reid), ("max_within_5pct", max_within), ("objective", objective)):
+        for k, v in (("max_reidentification", max_reid), ("max_within_5pct", max_within),
+                     ("max_attribute_inference", max_inference), ("objective", objective)):
             if v is not None:
                 pol[k] = v
         cfg = load_config(None, data)
