@@ -30,7 +30,6 @@ here and named in the cell: "about the same accuracy" is within 2 points; "stabl
 
 from __future__ import annotations
 
-import io
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,7 +40,7 @@ import pandas as pd
 
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.experiments.alotaibi2015_sweeps import METHODS
-from ppdm.experiments.base import ReproductionReport, mean_ci
+from ppdm.experiments.base import ReproductionReport, figure_png, mean_ci
 
 __all__ = ["METHODS", "CLASSIFIERS", "KERNELS", "NOT_HELD", "classification_grid", "release_grid",
            "accuracy_sweep", "summarise", "claims", "plot_figure", "run_sets", "figs_5_8_5_10"]
@@ -374,10 +373,7 @@ def plot_figure(table: pd.DataFrame, figure: str) -> bytes:
     fig.suptitle({"5.8": "Fig. 5.8: k-NN (k = 4)", "5.9": "Fig. 5.9: linear SVM (C = 1)",
                   "5.10": "Fig. 5.10: SVM with polynomial, RBF and MLP kernels"}[figure] + ", 95 % CI")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 # ---- the reproduction -----------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ note. The figures print no numbers; the text's claims about them are checked on 
 
 from __future__ import annotations
 
-import io
 import warnings
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import InputError
-from ppdm.experiments.base import ReproductionReport, reference_rows
+from ppdm.experiments.base import ReproductionReport, figure_png, reference_rows
 
 __all__ = ["METHODS", "ALGORITHMS", "vi_sweep", "kmeans_trials", "figs_5_1_5_3_tables_5_3_5_4", "k_clusters",
            "table_5_5"]
@@ -161,10 +160,7 @@ def plot_figs(sweeps: dict[str, pd.DataFrame]) -> bytes:
             ax.set_ylabel("VI (bits)")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def figs_5_1_5_3_tables_5_3_5_4(data_dir: str | Path | None = None) -> ReproductionReport:

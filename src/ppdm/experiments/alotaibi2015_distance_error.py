@@ -21,7 +21,6 @@ printed stress at p = 90 (0.0088) depends on the unknown data distribution and i
 
 from __future__ import annotations
 
-import io
 import warnings
 from typing import Any
 
@@ -29,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments.base import ReproductionReport, mean_ci, reference_rows
+from ppdm.experiments.base import ReproductionReport, figure_png, mean_ci, reference_rows
 
 __all__ = ["P_VALUES", "NOT_HELD", "draw_runs", "locate_trace", "error_sweep", "fig_4_11"]
 
@@ -134,10 +133,7 @@ def plot_figure(final: pd.DataFrame, traces: pd.DataFrame, trace_p: int) -> byte
     axes[1].errorbar(s.index, s["mean"], yerr=1.96 * s["std"] / np.sqrt(s["count"]), marker="o", capsize=2)
     axes[1].set(xlabel="p", ylabel="mean rho* (relative error)", title="Fig. 4.11(b)")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def fig_4_11(trials: int = 100) -> ReproductionReport:

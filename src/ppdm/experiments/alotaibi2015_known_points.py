@@ -26,7 +26,6 @@ The thesis states its results as shapes in the text; each is a report cell of ki
 
 from __future__ import annotations
 
-import io
 import math
 import warnings
 from collections.abc import Iterable, Sequence
@@ -38,7 +37,7 @@ import pandas as pd
 from scipy.spatial.distance import pdist
 
 from ppdm.exceptions import ParameterError
-from ppdm.experiments.base import ReproductionReport
+from ppdm.experiments.base import ReproductionReport, figure_png
 
 __all__ = ["PADDINGS", "synthetic", "pad_release", "upscaling_sweep", "known_points_sweep", "outlier_sweep",
            "figs_4_13_4_14_4_15"]
@@ -221,10 +220,7 @@ def plot_figures(up: pd.DataFrame, kp: pd.DataFrame, out: pd.DataFrame) -> bytes
     for ax in (axes[0], axes[2]):
         ax.legend(fontsize=7)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def shape_claims(up: pd.DataFrame, kp: pd.DataFrame, out: pd.DataFrame) -> dict[str, float]:

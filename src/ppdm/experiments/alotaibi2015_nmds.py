@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm import datasets
-from ppdm.experiments.base import ReproductionReport, reference_json, reference_rows
+from ppdm.experiments.base import ReproductionReport, figure_png, reference_json, reference_rows
 
 __all__ = ["table_3_5", "sec_3_3_5", "table_3_7", "FIG_3_5_NOT_HELD", "swiss_roll", "fig_3_5_sets", "fig_3_5"]
 
@@ -122,7 +122,6 @@ def fig_3_5_sets(m: int = 500, *, seed: int = 0) -> dict[str, tuple[np.ndarray, 
 
 def _fig_3_5_png(panels: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]]) -> bytes:
     """PNG: each set's first two z-scored attributes (top) and its 2-D NMDS release (bottom)."""
-    import io
 
     import matplotlib
 
@@ -137,10 +136,7 @@ def _fig_3_5_png(panels: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | No
         axes[1][j].scatter(Y[:, 0], Y[:, 1], c=colour, s=4)
         axes[1][j].set_title(f"{name}: NMDS release, p = 2", fontsize=9)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def fig_3_5() -> ReproductionReport:

@@ -22,7 +22,6 @@ reproduction was measured (listed in :data:`NOT_HELD`, shown as ``info`` with th
 
 from __future__ import annotations
 
-import io
 import warnings
 from typing import Any
 
@@ -31,7 +30,7 @@ import pandas as pd
 
 from ppdm.exceptions import ParameterError
 from ppdm.experiments.alotaibi2015_sweeps import METHODS
-from ppdm.experiments.base import ReproductionReport, mean_ci
+from ppdm.experiments.base import ReproductionReport, figure_png, mean_ci
 
 __all__ = ["METHODS", "SHARES", "NOT_HELD", "gaussian_2d", "fig_4_16_trial", "fig_4_17_set", "figs_4_16_4_17"]
 
@@ -204,10 +203,7 @@ def plot_figures(t16: pd.DataFrame, raw: pd.DataFrame, example: tuple[np.ndarray
     for ax in axes:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def _example(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -22,7 +22,6 @@ claims of shape, as stated in its text, are checked (1 = holds, 0 = does not; th
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import InputError
-from ppdm.experiments.base import ReproductionReport, reference_rows
+from ppdm.experiments.base import ReproductionReport, figure_png, reference_rows
 
 __all__ = ["METHODS", "load_labelled", "three_groups", "structure_at", "real_table", "synthetic_tables",
            "tables_5_6_to_5_9"]
@@ -229,10 +228,7 @@ def plot_fig_5_11(s: pd.DataFrame) -> bytes:
         ax.set_ylim(0, 1.02)
     axes[1].legend(fontsize=7)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig, dpi=100)
 
 
 def tables_5_6_to_5_9(data_dir: str | Path | None = None) -> ReproductionReport:

@@ -22,7 +22,6 @@ cell: checked where it holds on every bundled data set, ``info`` (with what was 
 
 from __future__ import annotations
 
-import io
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -32,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import InputError, ParameterError
-from ppdm.experiments.base import ReproductionReport
+from ppdm.experiments.base import ReproductionReport, figure_png
 
 __all__ = ["THESIS_DATASETS", "METHODS", "load_matrix", "p_grid", "sweep", "summarise", "plot_figure",
            "shape_claims", "figs_4_12_4_18_4_19"]
@@ -217,10 +216,7 @@ def plot_figure(table: pd.DataFrame, figure: str) -> bytes:
              "4.19": "Fig. 4.19: stress of the 10-attribute releases"}[figure]
     fig.suptitle(title)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def run_sweeps(stems: Sequence[str], *, data_dir: str | Path | None = None, trials: int = 20, points: int = 6,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -143,3 +144,13 @@ def mean_ci(values: Any) -> tuple[float, float, float]:
     v = np.asarray(values, dtype=float).ravel()
     lo, hi = t_interval(list(v)) or (float(v.mean()), float(v.mean()))
     return float(v.mean()), float(lo), float(hi)
+
+
+def figure_png(fig: Any, dpi: int = 90) -> bytes:
+    """A reproduction's matplotlib figure as PNG bytes; the figure is closed."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    plt.close(fig)
+    return buf.getvalue()

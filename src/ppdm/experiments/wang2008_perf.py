@@ -9,28 +9,18 @@ measured over seeded trials; Table 6.1 is measured once, as the ordering it clai
 
 from __future__ import annotations
 
-import io
 import time
 
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from ppdm.experiments.base import ReproductionReport, reference_rows
+from ppdm.experiments.base import ReproductionReport, figure_png, reference_rows
 from ppdm.experiments.wang2008_nmf import load_xy
 from ppdm.mechanisms.nmf_solvers import factorize, hoyer_sparseness, nmf_init
 from ppdm.metrics import svm_accuracy, value_metrics
 
 __all__ = ["table_4_7_figs_4_3_4_4", "table_6_1"]
-
-
-def _png(fig: object) -> bytes:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)  # type: ignore[attr-defined]
-    plt.close(fig)  # type: ignore[arg-type]
-    return buf.getvalue()
 
 
 def _plots(dims: pd.DataFrame, trunc: pd.DataFrame, sparse: pd.DataFrame) -> dict[str, bytes]:
@@ -45,7 +35,7 @@ def _plots(dims: pd.DataFrame, trunc: pd.DataFrame, sparse: pd.DataFrame) -> dic
     ax.set_ylabel("Hoyer sparseness")
     ax.set_title("Fig. 4.3: sparseness of the NMF factors, WBC, K = 7", fontsize=9)
     fig.tight_layout()
-    out = {"wang2008_fig_4_3.png": _png(fig)}
+    out = {"wang2008_fig_4_3.png": figure_png(fig)}
     fig, ax1 = plt.subplots(figsize=(6, 4))
     g = trunc.groupby("r")
     ax1.errorbar(g["re"].mean().index, g["re"].mean(), yerr=g["re"].std(ddof=1), color="C0", marker="o",
@@ -58,7 +48,7 @@ def _plots(dims: pd.DataFrame, trunc: pd.DataFrame, sparse: pd.DataFrame) -> dic
     ax2.set_ylabel("SVM accuracy % (squares)")
     ax1.set_title("Fig. 4.4: NMF performance against the final dimension (WBC)", fontsize=9)
     fig.tight_layout()
-    out["wang2008_fig_4_4.png"] = _png(fig)
+    out["wang2008_fig_4_4.png"] = figure_png(fig)
     fig, ax = plt.subplots(figsize=(6, 4))
     d = dims.groupby("K")
     ax.errorbar(d["iterations"].median().index, d["iterations"].median(), fmt="o-", label="iterations (median)")
@@ -69,7 +59,7 @@ def _plots(dims: pd.DataFrame, trunc: pd.DataFrame, sparse: pd.DataFrame) -> dic
     ax.legend(fontsize=7)
     ax.set_title("Table 4.7: projected-gradient NMF on WBC against K", fontsize=9)
     fig.tight_layout()
-    out["wang2008_table_4_7.png"] = _png(fig)
+    out["wang2008_table_4_7.png"] = figure_png(fig)
     return out
 
 

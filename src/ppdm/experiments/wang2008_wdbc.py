@@ -14,13 +14,12 @@ draw per method; the random rows are compared with the mean over seeded draws in
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ppdm.experiments.base import ReproductionReport, reference_rows
+from ppdm.experiments.base import ReproductionReport, figure_png, reference_rows
 from ppdm.experiments.wang2008 import EXACT, RP_TOL, SWEEP_GRIDS, appendix_a_rows, load_xy, svm_wdbc
 from ppdm.metrics import (
     corr_maintain,
@@ -105,10 +104,7 @@ def _plot(sweeps: pd.DataFrame) -> dict[str, bytes]:
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90)
-        plt.close(fig)
-        out[f"wang2008_fig_{key}.png"] = buf.getvalue()
+        out[f"wang2008_fig_{key}.png"] = figure_png(fig)
     return out
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.datasets import org
-from ppdm.experiments.base import ReproductionReport, mean_ci, reference_rows
+from ppdm.experiments.base import ReproductionReport, figure_png, mean_ci, reference_rows
 from ppdm.mechanisms.noise import AdditiveNoise
 from ppdm.mechanisms.partition import StructuralPartition
 from ppdm.mechanisms.sparsified import SparsifiedSVD
@@ -227,8 +227,6 @@ def fig_3_13_sweep(n_seeds: int = 5, ranks: tuple[int, ...] = (20, 10),
 
 
 def _fig_3_13_png(t: pd.DataFrame) -> bytes:
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -246,10 +244,7 @@ def _fig_3_13_png(t: pd.DataFrame) -> bytes:
     for ax in axes:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def fig_3_13(n_seeds: int = 5) -> ReproductionReport:

@@ -415,10 +415,14 @@ def score_candidate(
             mechanism=mechanism, seed_scan=1000 if seed_known else 0)]
 
     first: list[dict[str, Any]] = []
+    rest: list[str] = []
     if screening is not None:
         from ppdm.attacks import ThreatModel, applicable_attacks
 
-        if "linkage" in applicable_attacks(ThreatModel.parse(threat), True):
+        # the battery's seeds depend on the attack, not on which others run: linkage first, the rest after
+        battery = [a for a in applicable_attacks(ThreatModel.parse(threat), True) if seed_known or a != "seed_search"]
+        if "linkage" in battery:
+            rest = [a for a in battery if a != "linkage"]
             first = attack(["linkage"])
             risk = risk_of(first)
             if risk["reidentification_excess"] > screening["max_reidentification"]:
@@ -460,13 +464,10 @@ def score_candidate(
         else:
             linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
     if first:
-        from ppdm.attacks import ATTACKS, ThreatModel, applicable_attacks
+        from ppdm.attacks import ATTACKS
 
-        # the rest of the battery (its seeds depend on the attack, not on which others run), in its order
-        names = [a for a in applicable_attacks(ThreatModel.parse(threat), True)
-                 if a != "linkage" and (seed_known or a != "seed_search")]
         order = list(ATTACKS)
-        attacks = sorted(first + (attack(names) if names else []), key=lambda a: order.index(a["attack"]))
+        attacks = sorted(first + (attack(rest) if rest else []), key=lambda a: order.index(a["attack"]))
     else:
         attacks = attack(None)
     risk = with_linked_risk(risk_of(attacks), linked if holdout is not None and y is not None else None,

@@ -103,9 +103,17 @@ def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, di
               cache: Cache, progress: bool, seed: int, context: dict[str, Any], *,
               title: str = "release sweep") -> list[dict[str, Any]]:
     """Score every job (cached ones are read back), in parallel over ``cfg.n_jobs`` workers, with a bar."""
-    from joblib import Parallel, delayed
-
     from ppdm.release.evaluate import score_candidate
+
+    kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed, **context}
+    return _score_jobs(X, y, jobs, cache, progress, title, score_candidate, kw, lambda todo: _workers(cfg, todo))
+
+
+def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cache: Cache,
+                progress: bool, title: str, fn: Any, kw: dict[str, Any], workers: Any) -> list[dict[str, Any]]:
+    """``fn(X, y, method, params, **kw)`` for every job not in the cache, over ``workers(len(todo))`` workers,
+    with a bar; one result per job, in order (``cached`` says where it came from)."""
+    from joblib import Parallel, delayed
 
     results: dict[int, dict[str, Any]] = {}
     todo = []
@@ -118,10 +126,8 @@ def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, di
     with _bar(title, progress) as bar:
         task = bar.add_task("sweep", total=len(jobs), completed=len(results))
         if todo:
-            par = Parallel(n_jobs=_workers(cfg, len(todo)), return_as="generator_unordered")
-            calls = (delayed(indexed)(i, score_candidate, X, y, jobs[i][1], jobs[i][2], preprocess=cfg.preprocess,
-                                      threat=cfg.threat, seed=seed, **context) for i in todo)
-            for i, res in par(calls):
+            par = Parallel(n_jobs=workers(len(todo)), return_as="generator_unordered")
+            for i, res in par(delayed(indexed)(i, fn, X, y, jobs[i][1], jobs[i][2], **kw) for i in todo):
                 if "failed" not in res:
                     cache.put(jobs[i][0], res)
                 results[i] = res | {"cached": False}
@@ -212,27 +218,9 @@ def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dic
     """Confirm candidates on the whole table: side by side when the table is small enough for a worker each
     (up to :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), else one after the other (each holds the
     table's copies in memory)."""
-    from joblib import Parallel, delayed
-
     from ppdm.release.scale import ONE_FINALIST_ABOVE
 
-    out: dict[int, dict[str, Any]] = {}
-    todo = []
-    for i, (key, _, _) in enumerate(jobs):
-        hit = cache.get(key)
-        if hit is not None:
-            out[i] = hit | {"cached": True}
-        else:
-            todo.append(i)
     kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed,
           "max_reidentification": cfg.policy.max_reidentification, **context}
-    with _bar(f"confirming on all {len(X):,} rows", progress) as bar:
-        task = bar.add_task("confirm", total=len(jobs), completed=len(out))
-        workers = _workers(cfg, len(todo)) if len(X) <= ONE_FINALIST_ABOVE else 1
-        par = Parallel(n_jobs=workers, return_as="generator_unordered")
-        for i, res in par(delayed(indexed)(i, fn, X, y, jobs[i][1], jobs[i][2], **kw) for i in todo):
-            if "failed" not in res:
-                cache.put(jobs[i][0], res)
-            out[i] = res | {"cached": False}
-            bar.advance(task)
-    return [out[i] for i in range(len(jobs))]
+    return _score_jobs(X, y, jobs, cache, progress, f"confirming on all {len(X):,} rows", fn, kw,
+                       lambda todo: _workers(cfg, todo) if len(X) <= ONE_FINALIST_ABOVE else 1)
