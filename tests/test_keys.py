@@ -124,3 +124,30 @@ def test_stream_releases_are_pseudonymous_and_align_through_the_state(table: pd.
     back = align_with_state(table, pd.concat([r1, r2]), st, "pid")
     assert back["pid"].tolist() == table["pid"].tolist() and back["y"].tolist() == table["y"].tolist()
     assert align_with_state(table, full, st, "pid")["pid"].tolist() == table["pid"].tolist()
+
+
+def test_match_rows_pairs_each_published_row_with_its_replayed_twin() -> None:
+    """Linear-time matching of a shuffled, rounded copy: every row finds its twin (duplicates pair one to one)."""
+    from ppdm.attacks._seed import match_rows
+
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(5000, 6)) * [1, 1e3, 1e-3, 5, 5, 5]
+    B[100:110] = B[100]  # ten equal rows, as microaggregation publishes them
+    perm = rng.permutation(len(B))
+    Y = np.round(B[perm], 12)  # a CSV round trip's rounding
+    order = match_rows(Y, B, np.abs(B).max(axis=0))
+    assert np.allclose(B[order], Y, rtol=1e-9, atol=1e-9)
+    assert len(np.unique(order)) == len(B)  # one to one, the duplicates included
+    single = np.setdiff1d(np.arange(len(B)), np.arange(100, 110))
+    assert np.array_equal(order[np.argsort(perm)][single], single)
+
+
+def test_a_bounded_seed_scan_says_it_stopped() -> None:
+    from ppdm.attacks._seed import seed_search
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    Y = X + rng.normal(size=X.shape)  # no seed of the scan made this
+    res = seed_search(X, Y, "noise", {"scale": 1.0, "distribution": "normal"}, "none", range(10_000),
+                      max_seconds=0.0)
+    assert res["found"] is False and res["seeds_tried"] == 1 and "stopped" in res["why"]

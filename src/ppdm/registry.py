@@ -88,6 +88,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
                        {"p": 5.0}),
         MechanismEntry("copula", "ppdm.mechanisms.synthetic:GaussianCopula",
                        "synthetic records from a Gaussian copula fitted per class (empirical marginals)", {}),
+        MechanismEntry("cart", "ppdm.mechanisms.cart:CARTSynthesis",
+                       "synthetic records by sequential CART per class (synthpop's method: each value drawn "
+                       "from a leaf of >= min_leaf real records)", {"min_leaf": 5}),
         MechanismEntry("dp-copula", "ppdm.mechanisms.dp_synthetic:DPGaussianCopula",
                        "(epsilon, delta)-DP synthetic records: a Gaussian copula of noisy marginals and "
                        "correlations measured with OpenDP (extra: ppdm[dp])",

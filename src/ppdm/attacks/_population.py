@@ -160,6 +160,9 @@ def population_linkage(
     if categories is not None and categories[0].shape[1] > 0:
         co, cr = combination_codes(categories[0][pool], categories[1][tgt])
         details.update(uniqueness(co))
+        from ppdm.attacks.uniques import special_uniques
+
+        details["special_uniques"] = special_uniques(categories[0][pool], categories[1][tgt], own=where)
         rates["mixed"] = _rate(_mixed_pick(Za, (Y[tgt] - mu) / sd if same else None, co, cr, rng), where)
     return {"rates": rates, "chance": 1.0 / max(len(pool), 1), "n_attacker_records": int(len(pool)),
             "n_targets": int(len(tgt)), **details}

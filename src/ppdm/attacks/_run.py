@@ -145,6 +145,7 @@ def run_attacks_named(
     categories: tuple[np.ndarray, np.ndarray] | None = None,
     mechanism: dict[str, Any] | None = None,
     seed_scan: int = 1000,
+    seed_scan_seconds: float | None = None,
     targets: np.ndarray | None = None,
 ) -> list[AttackResult]:
     """:func:`run_attacks` with column names (for known-columns) and record ids (for known-records).
@@ -154,7 +155,8 @@ def run_attacks_named(
     easier, not harder). None attacks every row.
 
     ``mechanism`` (``method``, ``params``, ``preprocess``: what the release's publisher states) lets the
-    seed search replay it; without it that attack is left out. ``seed_scan`` bounds its scan.
+    seed search replay it; without it that attack is left out. ``seed_scan`` bounds its scan (in seeds, and in
+    seconds with ``seed_scan_seconds``).
 
     ``categories`` holds the passed-through columns of the original and the release (as arrays of the
     same rows): every column that reaches the release is part of what the attacker sees.
@@ -192,7 +194,7 @@ def run_attacks_named(
         spec = _BY_NAME[a]
         reps = 1 if not spec.seeded or (a in ("known_io", "distance") and known_fixed is not None) else n_seeds
         if a == "seed_search":
-            results.append(_seed_result(X, Y, t, mechanism or {}, seed_scan))
+            results.append(_seed_result(X, Y, t, mechanism or {}, seed_scan, seed_scan_seconds))
             continue
         runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories,
                      mechanism, targets, median) for r in range(reps)]
@@ -200,12 +202,14 @@ def run_attacks_named(
     return results
 
 
-def _seed_result(X: np.ndarray, Y: np.ndarray, t: ThreatModel, mechanism: dict[str, Any], scan: int) -> AttackResult:
+def _seed_result(X: np.ndarray, Y: np.ndarray, t: ThreatModel, mechanism: dict[str, Any], scan: int,
+                 seconds: float | None = None) -> AttackResult:
     from ppdm.attacks._result import beyond_baseline, within_pct
     from ppdm.attacks._seed import candidate_seeds, seed_search
 
     res = seed_search(X, Y, mechanism["method"], dict(mechanism.get("params", {})),
-                      mechanism.get("preprocess", "zscore"), candidate_seeds(scan), y=mechanism.get("y"))
+                      mechanism.get("preprocess", "zscore"), candidate_seeds(scan), y=mechanism.get("y"),
+                      max_seconds=seconds)
     n = X.shape[0]
     base = no_release_scores(X, np.arange(n))
     if res["found"]:
@@ -222,7 +226,8 @@ def _seed_result(X: np.ndarray, Y: np.ndarray, t: ThreatModel, mechanism: dict[s
         rmse=scores["rmse"], within_5pct=scores["within_5pct"], reidentification_rate=scores["reidentification_rate"],
         baseline_no_release={"success": base["within_5pct"], **base},
         baseline_original={"success": 1.0, **ORIGINAL_SCORES}, ci=None, n_seeds=1,
-        details={"seeds_tried": res["seeds_tried"], "key_found": bool(res["found"])},
+        details={"seeds_tried": res["seeds_tried"], "key_found": bool(res["found"]),
+                 **({"scan_stopped": res["why"]} if "why" in res else {})},
         control_rate=base["within_5pct"], excess=max(0.0, scores["within_5pct"] - base["within_5pct"]),
         within_5pct_beyond_baseline=scores["within_5pct_beyond_baseline"])
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COMMON_SEEDS", "seed_search", "candidate_seeds"]
+__all__ = ["COMMON_SEEDS", "seed_search", "candidate_seeds", "match_rows"]
 
 #: seeds people type: defaults of tutorials and libraries, years, repeated digits
 COMMON_SEEDS = (42, 123, 1234, 12345, 123456, 1234567, 12345678, 2020, 2021, 2022, 2023, 2024, 2025, 2026, 31337,
@@ -36,13 +36,16 @@ def seed_search(
     *,
     probe_rows: int = 3,
     y: np.ndarray | None = None,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
     """Replay ``method`` on the population ``X`` with each seed; a hit when published rows appear exactly.
 
     The comparison is on sets of rows (``probe_rows`` released rows searched among the replayed release),
     so shuffling the rows does not hide a replayed key. Returns ``found`` (bool), ``seeds_tried`` and, on a
-    hit, the replayed release in published order (``X_hat``, aligned to ``Y``'s rows).
+    hit, the replayed release in published order (``X_hat``, aligned to ``Y``'s rows). ``max_seconds`` bounds
+    the scan (a million-row replay takes seconds): the result then says how many seeds were tried.
     """
+    import time
     import warnings
 
     from ppdm import registry
@@ -56,7 +59,10 @@ def seed_search(
     probe = Y[: min(probe_rows, len(Y))]
     scale = np.maximum(np.abs(probe).max(axis=0), 1e-300)
     tried = 0
+    start = time.perf_counter()
     for s in seeds:
+        if max_seconds is not None and tried and time.perf_counter() - start > max_seconds:
+            return {"found": False, "seeds_tried": tried, "why": f"the scan stopped after {max_seconds:g} s"}
         tried += 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -67,8 +73,38 @@ def seed_search(
         # every probe row must be some replayed row, to rounding (CSV round trips keep ~15 digits)
         hits = [np.flatnonzero(np.all(np.abs(B - r) <= 1e-9 * scale + 1e-12, axis=1)) for r in probe]
         if all(len(h) for h in hits):
-            from ppdm.utils.neighbors import nearest_neighbors
-
-            order = nearest_neighbors(Y, B, 1)[:, 0]  # each published row's replayed twin
+            order = match_rows(Y, B, scale)  # each published row's replayed twin
             return {"found": True, "seeds_tried": tried, "seed_found": True, "X_hat": X[order], "order": order}
     return {"found": False, "seeds_tried": tried}
+
+
+def match_rows(Y: np.ndarray, B: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """For each row of ``Y``, the index of an equal row of ``B`` (to rounding): ``B[order]`` is ``Y``.
+
+    Rows are matched by their values on a grid of 1e-9 of each column's scale, in linear time; equal rows
+    are paired in order. A row whose values fall on another side of a grid line than its twin's (or a row
+    without a twin) is matched by its nearest neighbour among the rows left over.
+    """
+    step = 1e-9 * np.asarray(scale, dtype=np.float64)
+
+    def keys(V: np.ndarray) -> list[bytes]:
+        Q = np.ascontiguousarray(np.round(V / step).astype(np.int64))
+        return [r.tobytes() for r in Q]
+
+    pool: dict[bytes, list[int]] = {}
+    for i, k in enumerate(keys(B)):
+        pool.setdefault(k, []).append(i)
+    order = np.full(len(Y), -1, dtype=np.int64)
+    used = np.zeros(len(B), dtype=bool)
+    for i, k in enumerate(keys(Y)):
+        twins = pool.get(k)
+        if twins:
+            order[i] = twins.pop()
+            used[order[i]] = True
+    left = np.flatnonzero(order < 0)
+    if len(left):
+        from ppdm.utils.neighbors import nearest_neighbors
+
+        free = np.flatnonzero(~used) if (~used).any() else np.arange(len(B))
+        order[left] = free[nearest_neighbors(Y[left], B[free], 1)[:, 0]]
+    return order

@@ -91,7 +91,11 @@ def build_candidate(method: str, params: dict[str, Any], *, random_state: object
 
     numeric, categorical = split_method(method)
     if categorical is None:
-        return registry.build(method, params, random_state=random_state)
+        mech = registry.build(method, params, random_state=random_state)
+        if getattr(mech, "_uses_blocks", False) and codec is not None and "variables" not in params:
+            # a categorical column's one-hot block is one variable: its released row holds one category
+            mech.set_params(variables=[b.tolist() for b in codec.blocks_])
+        return mech
     check_method(method)
     if codec is None or not codec.categorical_names:
         raise ParameterError(f"'{method}' combines a categorical mechanism: it needs a table with categorical "

@@ -333,7 +333,7 @@ def scalar_items(d: dict[str, Any]) -> dict[str, Any]:
             keep[k] = v
         elif isinstance(v, (list, tuple)) and len(v) <= 4 and all(isinstance(x, (int, float)) for x in v):
             keep[k] = list(v)
-        elif isinstance(v, dict) and (k.startswith("baseline") or k in ("details", "rates")):
+        elif isinstance(v, dict) and (k.startswith("baseline") or k in ("details", "rates", "special_uniques")):
             keep[k] = scalar_items(v)
     return keep
 

@@ -36,6 +36,10 @@ SCREEN_ABOVE = 20_000
 SCREEN_ROWS = 5_000
 #: released rows attacked per candidate when confirming on the whole table (a seeded sample)
 ATTACK_TARGETS = 10_000
+#: the seed search of a release made with a known seed replays the mechanism on every row per seed: at this
+#: scale it stops after this many seconds (the record says how many seeds it tried; the release is marked
+#: as undoable whatever the search finds)
+SEED_SCAN_SECONDS = 120.0
 #: the first batch of those targets; the rest are attacked only when the first leaves the verdict open
 FIRST_BATCH = 1_000
 #: candidates confirmed on the whole table at a time (best screening utility first); above
@@ -143,7 +147,8 @@ def score_at_scale(
     def attack(rows: np.ndarray) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         res = [scalar_items(r.to_dict()) for r in run_attacks_named(
             X_att, B_att, threat, random_state=seed, n_seeds=1, columns=columns, categories=cats,
-            mechanism=mechanism, seed_scan=1000 if seed_known else 0, targets=np.sort(rows))]
+            mechanism=mechanism, seed_scan=1000 if seed_known else 0, targets=np.sort(rows),
+            seed_scan_seconds=SEED_SCAN_SECONDS)]
         return res, risk_of(res, n_rows=len(train))
 
     attacks, risk = attack(order[:first_batch])

@@ -62,6 +62,14 @@ def summary_text(record: dict[str, Any]) -> list[str]:
                  "The columns that reach the release unchanged (the label and passed-through columns)")
         lines.append(f"{which} single out {det['unique_share']:.1%} of the records; the smallest group sharing their "
                      f"values has {det['k_anonymity']} record(s) (k-anonymity).")
+    su = det.get("special_uniques")
+    if su and su.get("subsets"):
+        line = (f"Special uniques (unique on at most {su['max_size']} of the categorical columns, as SUDA finds them): "
+                f"{su['original_share']:.1%} of the original records; {su['pointing_share']:.1%} of the released rows "
+                "are unique on such a subset whose values single out one real person")
+        if su.get("correct_share") is not None:
+            line += f", and {su['correct_share']:.2%} single out their own (chance {su['chance']:.2%})"
+        lines.append(line + ".")
     if record.get("formula_cells"):
         f = record["formula_cells"]
         cols = ", ".join(f"'{k}' ({v})" for k, v in f["columns"].items())

@@ -1,0 +1,138 @@
+"""Sequential CART synthesis: synthetic records drawn variable by variable from classification trees.
+
+The method of synthpop (Reiter 2005; Nowok, Raab and Dibben 2016): within each class, the first variable
+is drawn from its marginal (a bootstrap); every later variable gets a regression tree fitted on the real
+records' earlier variables, the synthetic record falls into one of its leaves through its own (already
+synthetic) earlier variables, and takes the variable's value from a real record drawn at random in that
+leaf. A leaf holds at least ``min_leaf`` real records, so every value comes from a crowd, and no released
+row copies a person's row: each of its variables comes from an independently drawn donor.
+
+A variable can span several design columns (``variables``): the one-hot block of a categorical column is
+then drawn as one unit, so a released row always holds a valid category.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from ppdm.exceptions import ParameterError
+from ppdm.mechanisms.base import Mechanism, seed_from
+
+__all__ = ["CARTSynthesis"]
+
+
+def _variables(spec: Sequence[Sequence[int]] | None, m: int) -> list[np.ndarray]:
+    """The column groups drawn together: the given ones, then every column not in a group on its own."""
+    groups = [np.asarray(g, dtype=np.int64) for g in (spec or ()) if len(g)]
+    used = np.concatenate(groups) if groups else np.empty(0, dtype=np.int64)
+    if len(used) and (used.min() < 0 or used.max() >= m or len(np.unique(used)) != len(used)):
+        raise ParameterError(f"variables must be disjoint groups of column positions below {m}")
+    rest = np.setdiff1d(np.arange(m), used)
+    # single columns first (in table order), then the groups: numbers condition the categories drawn after
+    return [np.array([j]) for j in rest] + groups
+
+
+def _leaf_donors(leaves_real: np.ndarray, leaves_synth: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """For each synthetic leaf, the index of a real record drawn uniformly from the same leaf."""
+    order = np.argsort(leaves_real, kind="stable")
+    ordered = leaves_real[order]
+    lo = np.searchsorted(ordered, leaves_synth, "left")
+    hi = np.searchsorted(ordered, leaves_synth, "right")
+    return order[lo + (rng.random(len(leaves_synth)) * (hi - lo)).astype(np.int64)]
+
+
+class CARTSynthesis(Mechanism):
+    """Synthetic records by sequential classification and regression trees, fitted per class.
+
+    Parameters
+    ----------
+    min_leaf : int, default=20
+        Fewest real records in a tree's leaf: the crowd a released value is drawn from. Larger is more
+        private and smoother.
+    variables : list of lists of int or None, default=None
+        Column groups drawn as one variable (the one-hot block of a categorical column in ``ppdm release``);
+        every other column is its own variable.
+    per_class : bool, default=True
+        Synthesise each stratum given to ``fit(X, y)`` (the label in ``ppdm release``) from its own records.
+    max_fit_rows : int, default=100000
+        Trees of a larger stratum are grown on a seeded sample of this many of its records (the donors are
+        then that sample's records), which keeps the cost linear in the rows.
+    random_state : int, Generator or None
+        Seeds the draws (key material of the release).
+
+    Attributes
+    ----------
+    seed_ : int
+        Seed of the synthetic draws (key material).
+    """
+
+    _secret = ("seed_",)
+    _stochastic = True
+    _table_level: ClassVar[bool] = True
+    _uses_label: ClassVar[bool] = True
+    #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
+    _uses_blocks: ClassVar[bool] = True
+
+    def __init__(self, *, min_leaf: int = 20, variables: list[list[int]] | None = None, per_class: bool = True,
+                 max_fit_rows: int = 100_000, random_state: object = None) -> None:
+        self.min_leaf = min_leaf
+        self.variables = variables
+        self.per_class = per_class
+        self.max_fit_rows = max_fit_rows
+        self.random_state = random_state
+
+    def fit(self, X: object, y: object = None) -> CARTSynthesis:
+        A = self._check_X(X, reset=True)
+        if int(self.min_leaf) < 1:
+            raise ParameterError(f"min_leaf must be at least 1 (got {self.min_leaf})")
+        if int(self.max_fit_rows) < 2:
+            raise ParameterError(f"max_fit_rows must be at least 2 (got {self.max_fit_rows})")
+        strata = np.zeros(len(A), dtype=np.int64)
+        if y is not None and self.per_class:
+            strata = np.unique(np.asarray(y).astype(str), return_inverse=True)[1].astype(np.int64)
+        self.variables_ = [g.tolist() for g in _variables(self.variables, A.shape[1])]
+        self.strata_ = strata
+        self.seed_ = seed_from(self.random_state)
+        self._A = A  # kept only for the draw of this fit; never exported (not a fitted attribute)
+        return self
+
+    def fit_transform(self, X: object, y: object = None, **fit_params: object) -> np.ndarray:
+        self.fit(X, y)
+        A, strata = self._A, self.strata_
+        rng = np.random.default_rng(self.seed_)
+        groups = [np.asarray(g, dtype=np.int64) for g in self.variables_]
+        out = np.empty_like(A)
+        for s in np.unique(strata):
+            rows = np.flatnonzero(strata == s)
+            out[rows] = self._synthesise(A[rows], groups, rng)
+        del self._A
+        return out
+
+    def _synthesise(self, B: np.ndarray, groups: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+        from sklearn.tree import DecisionTreeRegressor
+
+        n = len(B)
+        fit_rows = rng.choice(n, int(self.max_fit_rows), replace=False) if n > self.max_fit_rows else np.arange(n)
+        R = B[fit_rows]
+        S = np.empty_like(B)
+        first = groups[0]
+        S[:, first] = R[rng.integers(0, len(R), n)][:, first]
+        done = first
+        for g in groups[1:]:
+            if len(R) < 2 * int(self.min_leaf):  # too few records for a split: the marginal of the stratum
+                donors = rng.integers(0, len(R), n)
+            else:
+                tree = DecisionTreeRegressor(min_samples_leaf=int(self.min_leaf),
+                                             random_state=int(rng.integers(0, 2**31 - 1)))
+                tree.fit(R[:, done], R[:, g] if len(g) > 1 else R[:, g[0]])
+                donors = _leaf_donors(tree.apply(R[:, done]), tree.apply(S[:, done]), rng)
+            S[:, g] = R[donors][:, g]
+            done = np.concatenate([done, g])
+        return S
+
+    def transform(self, X: object) -> np.ndarray:
+        """Synthetic records cannot be made for new rows one by one: the release is the fitted table's."""
+        raise ParameterError("synthetic records are drawn for a whole table; use fit_transform (ppdm perturb)")
