@@ -142,11 +142,19 @@ def wiener_reconstruction(A: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dic
     mu = A.mean(axis=0)
     sd = A.std(axis=0, ddof=1)
     sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
-    Za = (A - mu) / sd
-    Zy = (Y - mu) / sd
-    Zy = np.where(np.isfinite(Zy), Zy, 0.0)
-    Sa = np.atleast_2d(np.cov(Za, rowvar=False))
-    Sy = np.atleast_2d(np.cov(Zy, rowvar=False))
+    # covariances in the population's z-scores, computed on the raw columns and rescaled: no standardised
+    # copy of either table is made (a million-row release is compared with a million-row population)
+    scale = np.outer(sd, sd)
+    Sa = np.atleast_2d(np.cov(A, rowvar=False)) / scale
+    finite = np.isfinite(Y)
+    Yf = Y if finite.all() else np.where(finite, Y, mu)  # an unreadable value reads as the mean
+    del finite
+    Sy = np.atleast_2d(np.cov(Yf, rowvar=False)) / scale
     W = Sa @ np.linalg.pinv(Sy, hermitian=True)
-    X_hat = ((Zy - Zy.mean(axis=0)) @ W.T) * sd + mu
+    T = Yf - Yf.mean(axis=0)
+    T /= sd
+    X_hat = T @ W.T
+    del T
+    X_hat *= sd
+    X_hat += mu
     return X_hat, {"gain_trace": float(np.trace(W))}

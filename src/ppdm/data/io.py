@@ -141,6 +141,11 @@ def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
             raise InputError(f"Parquet file '{f.name}' has other columns than '{files[0].name}'; use one schema")
     df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     df.columns = [str(c) for c in df.columns]
+    # Arrow's allocator keeps the decoded buffers' memory after pandas has copied them (about 1.3x the
+    # table); hand it back before the work on the table starts
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
     return _check_rows(df, files[0].name)
 
 

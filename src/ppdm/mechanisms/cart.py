@@ -57,7 +57,7 @@ class CARTSynthesis(Mechanism):
         every other column is its own variable.
     per_class : bool, default=True
         Synthesise each stratum given to ``fit(X, y)`` (the label in ``ppdm release``) from its own records.
-    max_fit_rows : int, default=100000
+    max_fit_rows : int, default=20000
         Trees of a larger stratum are grown on a seeded sample of this many of its records (the donors are
         then that sample's records), which keeps the cost linear in the rows.
     random_state : int, Generator or None
@@ -77,7 +77,7 @@ class CARTSynthesis(Mechanism):
     _uses_blocks: ClassVar[bool] = True
 
     def __init__(self, *, min_leaf: int = 20, variables: list[list[int]] | None = None, per_class: bool = True,
-                 max_fit_rows: int = 100_000, random_state: object = None) -> None:
+                 max_fit_rows: int = 20_000, random_state: object = None) -> None:
         self.min_leaf = min_leaf
         self.variables = variables
         self.per_class = per_class

@@ -213,30 +213,41 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
     from ppdm.attacks._filtering import low_rank_denoise, wiener_reconstruction
     from ppdm.utils.neighbors import nearest_neighbors
 
-    pop = np.vstack([A_in, A_out])
-    mu = pop.mean(axis=0)
-    sd = pop.std(axis=0, ddof=1)
+    n_all = len(A_in) + len(A_out)
+    mu = (A_in.sum(axis=0) + A_out.sum(axis=0)) / n_all
+    sd = np.sqrt((((A_in - mu) ** 2).sum(axis=0) + ((A_out - mu) ** 2).sum(axis=0)) / max(n_all - 1, 1))
     sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
-    med = np.median(pop, axis=0)
+    med = np.array([np.median(np.concatenate([A_in[:, j], A_out[:, j]])) for j in range(A_in.shape[1])])
 
     def share(est: np.ndarray, truth: np.ndarray) -> float:
         tol = 0.05 * np.abs(truth) + 1e-12 * (np.abs(truth) + 1)
         missed = np.abs(med - truth) > tol
         return float((np.abs(est - truth) <= tol)[missed].mean()) if missed.any() else 0.0
 
-    recons = {"face_value": B, "mmse": wiener_reconstruction(pop, B)[0], "low_rank_denoise": low_rank_denoise(B)[0]}
+    def reconstruction(name: str) -> np.ndarray:
+        # one at a time: each is the size of the release
+        if name == "face_value":
+            return B
+        if name == "mmse":
+            return wiener_reconstruction(np.vstack([A_in, A_out]), B)[0]
+        return low_rank_denoise(B)[0]
+
     if max_targets is not None:
         rng = np.random.default_rng([seed, 13])
         if len(A_in) > max_targets:
             A_in = A_in[np.sort(rng.choice(len(A_in), max_targets, replace=False))]
         if len(A_out) > max_targets:
             A_out = A_out[np.sort(rng.choice(len(A_out), max_targets, replace=False))]
+    Z_in, Z_out = (A_in - mu) / sd, (A_out - mu) / sd
     out: dict[str, Any] = {}
-    for name, R in recons.items():
-        R = np.where(np.isfinite(R), R, med)
+    for name in ("face_value", "mmse", "low_rank_denoise"):
+        R = reconstruction(name)
+        if not np.isfinite(R).all():
+            R = np.where(np.isfinite(R), R, med)
         Rz = (R - mu) / sd
-        main = share(R[nearest_neighbors((A_in - mu) / sd, Rz, 1)[:, 0]], A_in)
-        ctrl = share(R[nearest_neighbors((A_out - mu) / sd, Rz, 1)[:, 0]], A_out)
+        main = share(R[nearest_neighbors(Z_in, Rz, 1)[:, 0]], A_in)
+        ctrl = share(R[nearest_neighbors(Z_out, Rz, 1)[:, 0]], A_out)
+        del R, Rz
         out[name] = {"main": main, "control": ctrl, "excess": max(0.0, main - ctrl)}
     worst = max(out, key=lambda k: out[k]["excess"])
     return {"excess": out[worst]["excess"], "attack": worst, "by_reconstruction": out}
