@@ -21,18 +21,32 @@ __all__ = ["GaussianCopula"]
 
 
 def _normal_scores(A: np.ndarray) -> np.ndarray:
-    """Van der Waerden scores of each column: Phi^-1(rank / (n + 1)), ties at their mean rank."""
+    """Van der Waerden scores of each column: Phi^-1(rank / (n + 1)), ties at their mean rank.
+
+    Ranked a column at a time: ranking the whole table at once makes several table-sized temporaries.
+    """
     from scipy.stats import rankdata
 
     n = len(A)
-    return ndtri(rankdata(A, axis=0) / (n + 1))
+    Z = np.empty(A.shape, dtype=np.float64)
+    for j in range(A.shape[1]):
+        Z[:, j] = ndtri(rankdata(A[:, j]) / (n + 1))
+    return Z
 
 
-def _correlation(Z: np.ndarray) -> np.ndarray:
-    m = Z.shape[1]
-    if len(Z) < 3:
+def _correlation(Z: np.ndarray, chunk: int = 65_536) -> np.ndarray:
+    """Pearson correlation of the columns, accumulated over row chunks (no centred copy of the table)."""
+    n, m = Z.shape
+    if n < 3:
         return np.eye(m)
-    C = np.atleast_2d(np.corrcoef(Z, rowvar=False))
+    mean = Z.mean(axis=0)
+    cross = np.zeros((m, m))
+    for s in range(0, n, chunk):
+        D = Z[s:s + chunk] - mean
+        cross += D.T @ D
+    sd = np.sqrt(np.diag(cross))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C = cross / np.outer(sd, sd)
     C = np.where(np.isfinite(C), C, 0.0)
     np.fill_diagonal(C, 1.0)
     return C

@@ -82,6 +82,15 @@ def _recover(out: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def _label_text(col: pd.Series) -> np.ndarray:
+    """The label as fixed-width text (each class's name as ``str`` gives it): a million labels of a few
+    classes take a few MB, where Python strings take a hundred."""
+    if col.dtype == object:  # text as pandas writes it (None as 'None')
+        col = col.astype(str)
+    codes, classes = pd.factorize(col, use_na_sentinel=False)
+    return np.asarray([str(c) for c in classes], dtype=str)[codes]
+
+
 def _fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
     h = hashlib.sha256()
     h.update(json.dumps(list(columns)).encode())
@@ -182,7 +191,7 @@ def _release(
         schema = resolve_schema(df, columns=columns, id=id, label=label, drop=dropped)
         _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
         X = schema.matrix(df)
-    y = df[label].astype(str).to_numpy() if label else None
+    y = _label_text(df[label]) if label else None
     label_note = None
     if y is not None:
         counts = pd.Series(y).value_counts()
