@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ppdm.mechanisms.base import Mechanism
+from ppdm.mechanisms.cart import CARTSynthesis
 from ppdm.mechanisms.categorical import PRAM, LocalSuppression, RareCategoryRecoding
 from ppdm.mechanisms.combined import Combined
 from ppdm.mechanisms.dp_synthetic import DPGaussianCopula  # imports without OpenDP; fitting needs ppdm[dp]
@@ -30,6 +31,7 @@ from ppdm.mechanisms.synthetic import GaussianCopula
 # categorical mechanisms and their combination with a numeric one are used by the release sweep)
 __all__ = [
     "AdditiveNoise",
+    "CARTSynthesis",
     "ClassicalMDS",
     "Combined",
     "CorrelatedNoise",
