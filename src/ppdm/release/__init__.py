@@ -191,6 +191,9 @@ def _release(
         schema = resolve_schema(df, columns=columns, id=id, label=label, drop=dropped)
         _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
         X = schema.matrix(df)
+        # the released numbers live on in X: the frame keeps only what reaches the release unchanged (on a
+        # million-row table that is the table's size less in memory through the whole sweep)
+        df = df.drop(columns=list(schema.released))
     y = _label_text(df[label]) if label else None
     label_note = None
     if y is not None:
@@ -402,7 +405,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "per_column_re": {c: float(np.linalg.norm(X_units[:, j] - B_units[:, j])
                                    / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)},
         # each column's distribution and each pair's association, original against published
-        "fidelity": _fidelity(df, released, codec, schema),
+        "fidelity": _fidelity(df, released, codec, schema, X),
         # every column of the input: its type, its role and what the release did with it (which mechanism)
         "columns": column_treatments(infos, codec, chosen["method"], chosen["params"],
                                      released=schema.released, passthrough=schema.passthrough),
@@ -447,14 +450,22 @@ def _guarantee(mech: Any, cfg: ReleaseConfig) -> dict[str, Any]:
     return g
 
 
-def _fidelity(df: pd.DataFrame, released: pd.DataFrame, codec: Any, schema: Any) -> dict[str, Any] | None:
-    """Marginal and pairwise fidelity of the released columns (the label too, where there is one)."""
+def _fidelity(df: pd.DataFrame, released: pd.DataFrame, codec: Any, schema: Any,
+              X: np.ndarray) -> dict[str, Any] | None:
+    """Marginal and pairwise fidelity of the released columns (the label too, where there is one).
+
+    A numeric table's frame no longer holds the released columns: their original values are ``X``'s.
+    """
     from ppdm.metrics.fidelity import fidelity
 
     if codec is not None:
         numeric, categorical = list(codec.numeric_names), list(codec.categorical_names)
     else:
         numeric, categorical = list(schema.released), []
+        original = pd.DataFrame(X, columns=numeric)
+        if schema.label is not None:
+            original[schema.label] = df[schema.label].to_numpy()
+        df = original
     if schema.label is not None:
         categorical.append(schema.label)
     return fidelity(df, released, numeric, categorical)
