@@ -158,11 +158,12 @@ def population_linkage(
         db /= max(float(np.median(db[:, 0])), 1e-12)
         rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
     if categories is not None and categories[0].shape[1] > 0:
-        co, cr = combination_codes(categories[0][pool], categories[1][tgt])
-        details.update(uniqueness(co))
         from ppdm.attacks.uniques import special_uniques
 
-        details["special_uniques"] = special_uniques(categories[0][pool], categories[1][tgt], own=where)
+        cats_pool, cats_tgt = categories[0][pool], categories[1][tgt]
+        co, cr = combination_codes(cats_pool, cats_tgt)
+        details.update(uniqueness(co))
+        details["special_uniques"] = special_uniques(cats_pool, cats_tgt, own=where)
         rates["mixed"] = _rate(_mixed_pick(Za, (Y[tgt] - mu) / sd if same else None, co, cr, rng), where)
     return {"rates": rates, "chance": 1.0 / max(len(pool), 1), "n_attacker_records": int(len(pool)),
             "n_targets": int(len(tgt)), **details}

@@ -16,13 +16,25 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ppdm.exceptions import InputError, InputTypeError, PPDMError
 
-__all__ = ["Mechanism", "seed_from"]
+__all__ = ["Mechanism", "seed_from", "strata_of"]
 
 
 def seed_from(random_state: object) -> int:
     """A 63-bit integer seed drawn from ``random_state`` (None, int, RandomState or Generator)."""
     rng = np.random.default_rng(random_state)  # type: ignore[arg-type]
     return int(rng.integers(0, 2**63 - 1))
+
+
+def strata_of(y: object, n: int, use: bool = True) -> np.ndarray:
+    """Each record's stratum (class of ``y``, compared as text) as 0..K-1; one stratum without ``y`` or ``use``."""
+    if y is None or not use:
+        return np.zeros(n, dtype=np.int64)
+    yy = np.asarray(y).astype(str)
+    if len(yy) != n:
+        from ppdm.exceptions import ParameterError
+
+        raise ParameterError(f"y has {len(yy)} values for {n} records")
+    return np.unique(yy, return_inverse=True)[1].astype(np.int64)
 
 
 class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):

@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 
 from ppdm.exceptions import ParameterError
-from ppdm.mechanisms.base import Mechanism, seed_from
+from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
 
 __all__ = ["CARTSynthesis"]
 
@@ -90,11 +90,8 @@ class CARTSynthesis(Mechanism):
             raise ParameterError(f"min_leaf must be at least 1 (got {self.min_leaf})")
         if int(self.max_fit_rows) < 2:
             raise ParameterError(f"max_fit_rows must be at least 2 (got {self.max_fit_rows})")
-        strata = np.zeros(len(A), dtype=np.int64)
-        if y is not None and self.per_class:
-            strata = np.unique(np.asarray(y).astype(str), return_inverse=True)[1].astype(np.int64)
         self.variables_ = [g.tolist() for g in _variables(self.variables, A.shape[1])]
-        self.strata_ = strata
+        self.strata_ = strata_of(y, len(A), self.per_class)
         self.seed_ = seed_from(self.random_state)
         self._A = A  # kept only for the draw of this fit; never exported (not a fitted attribute)
         return self

@@ -25,6 +25,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from ppdm.exceptions import InputError, ParameterError
+from ppdm.mechanisms.base import strata_of
 
 __all__ = ["PRAM", "RareCategoryRecoding", "LocalSuppression", "invariant_matrix", "pram_matrix",
            "k_anonymity_counts"]
@@ -149,7 +150,7 @@ class PRAM(TransformerMixin, BaseEstimator):
         if not 0.0 <= float(self.alpha) <= 1.0:
             raise ParameterError(f"alpha must lie in [0, 1]; got {self.alpha}")
         A = _as_cells(X)
-        strata = _strata(y, len(A), self.within_strata)
+        strata = strata_of(y, len(A), self.within_strata)
         rng = np.random.default_rng(self.random_state)  # type: ignore[arg-type]
         out = A.copy()
         self.categories_, self.matrices_ = [], []
@@ -184,15 +185,6 @@ class PRAM(TransformerMixin, BaseEstimator):
     def transform(self, X: object) -> np.ndarray:
         """PRAM draws depend on the table's frequencies: a new table is randomised on its own."""
         return self.fit_transform(X)
-
-
-def _strata(y: object, n: int, within: bool) -> np.ndarray:
-    if y is None or not within:
-        return np.zeros(n, dtype=np.int64)
-    yy = np.asarray(y).astype(str)
-    if len(yy) != n:
-        raise ParameterError(f"y has {len(yy)} values for {n} records")
-    return np.unique(yy, return_inverse=True)[1].astype(np.int64)
 
 
 # -- global recoding ---------------------------------------------------------------------------------

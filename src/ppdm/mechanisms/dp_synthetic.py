@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ppdm.exceptions import MissingDependencyError, ParameterError
-from ppdm.mechanisms.base import Mechanism, seed_from
+from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
 from ppdm.utils.validation import check_real
 
 __all__ = ["DPGaussianCopula", "nearest_correlation", "opendp_prelude"]
@@ -238,9 +238,7 @@ class DPGaussianCopula(Mechanism):
         n, m = A.shape
         self._check_params(m)
         dp = opendp_prelude()
-        strata = np.zeros(n, dtype=np.int64)
-        if y is not None and self.per_class:
-            strata = np.unique(np.asarray(y).astype(str), return_inverse=True)[1].astype(np.int64)
+        strata = strata_of(y, n, self.per_class)
         K = int(strata.max()) + 1
         given, self.bounds_source_ = self._given_bounds(A)
         nb = int(self.n_bins)

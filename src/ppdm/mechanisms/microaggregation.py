@@ -30,7 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 from ppdm.exceptions import ParameterError
-from ppdm.mechanisms.base import Mechanism
+from ppdm.mechanisms.base import Mechanism, strata_of
 from ppdm.utils.validation import check_int, check_real
 
 __all__ = ["MDAV", "mdav_groups", "univariate_groups", "vmdav_groups"]
@@ -168,15 +168,6 @@ def _blocks(X: np.ndarray, rows: np.ndarray, size: int, k: int) -> list[np.ndarr
     return _blocks(X, rows[part[:half]], size, k) + _blocks(X, rows[part[half:]], size, k)
 
 
-def _strata(y: object, n: int, use: bool) -> np.ndarray:
-    if y is None or not use:
-        return np.zeros(n, dtype=np.int64)
-    yy = np.asarray(y)
-    if len(yy) != n:
-        raise ParameterError(f"y has {len(yy)} values for {n} records")
-    return np.unique(yy.astype(str), return_inverse=True)[1].astype(np.int64)
-
-
 class MDAV(Mechanism):
     """Microaggregation by MDAV: each record released as the centroid of its group of >= ``k`` records.
 
@@ -237,7 +228,7 @@ class MDAV(Mechanism):
         if k > n:
             raise ParameterError(f"k = {k} exceeds the {n} records; choose k <= {n}")
         gamma = check_real(self.gamma, "gamma", low=0.0)
-        strata = _strata(y, n, bool(self.within_strata))
+        strata = strata_of(y, n, bool(self.within_strata))
         if self.univariate:
             groups = np.empty((n, m), dtype=np.int64)
             next_group = 0

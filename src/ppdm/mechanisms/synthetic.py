@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ppdm.mechanisms.base import Mechanism, seed_from
+from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
 
 __all__ = ["GaussianCopula"]
 
@@ -94,11 +94,7 @@ class GaussianCopula(Mechanism):
 
     def fit(self, X: object, y: object = None) -> GaussianCopula:
         A = self._check_X(X, reset=True)
-        n, m = A.shape
-        strata = np.zeros(n, dtype=np.int64)
-        if y is not None and self.per_class:
-            strata = np.unique(np.asarray(y).astype(str), return_inverse=True)[1].astype(np.int64)
-        self.strata_ = strata
+        self.strata_ = strata_of(y, len(A), self.per_class)
         self.seed_ = seed_from(self.random_state)
         self._A = A  # kept only for the draw of this fit; never exported (not a fitted attribute)
         return self
