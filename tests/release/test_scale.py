@@ -162,3 +162,41 @@ def test_screening_stops_at_linkage_for_a_candidate_that_breaks_the_policy() -> 
     assert set(strong_light["utility"]) == {"tstr_knn_pct", "tstr_logreg_pct"}
     assert strong_light["utility"]["tstr_knn_pct"] == strong_full["utility"]["tstr_knn_pct"]
     assert {"knn_pct", "svm_pct", "kmeans_pct", "neighbour_pct"} <= set(strong_full["utility"])
+
+
+def test_a_confirmation_reports_its_steps_with_the_share_done_before_each() -> None:
+    X, y = _table(3000)
+    seen: list[tuple[str, float]] = []
+    kw: dict = {"preprocess": "zscore", "threat": "population", "seed": 0, "key_seed": 5,
+                "holdout": holdout_split(y, seed=0), "targets": 900, "first_batch": 100}
+    # a limit right at the first batch's estimate leaves the verdict open: both attack steps run
+    rate = score_at_scale(X, y, "noise", {"scale": 0.6}, max_reidentification=1.0, **kw)["risk"]["reidentification"]
+    score_at_scale(X, y, "noise", {"scale": 0.6}, max_reidentification=rate, on_step=lambda w, d: seen.append((w, d)),
+                   **kw)
+    names = [w for w, _ in seen]
+    assert names[0] == "release" and names[-1] == "done"
+    assert "attacks on 100 targets" in names and "attacks on 900 targets" in names
+    shares = [d for _, d in seen]
+    assert shares[0] == 0.0 and shares[-1] == 1.0 and shares == sorted(shares)
+
+
+def test_only_a_candidate_run_here_alone_gets_a_step_bar() -> None:
+    from ppdm.release.sweep import Cache, _score_jobs
+
+    got: list[bool] = []
+
+    def fake(X, y, method, params, on_step=None, **kw):  # noqa: ANN001, ANN003, ANN202
+        got.append(on_step is not None)
+        if on_step is not None:
+            on_step("release", 0.0)
+            on_step("done", 1.0)
+        return {"method": method, "params": params}
+
+    jobs = [("a", "noise", {"scale": 0.1}), ("b", "noise", {"scale": 0.2})]
+    X = np.zeros((4, 2))
+    out = _score_jobs(X, None, jobs, Cache(None), True, "confirming", fake, {}, lambda todo: 1, steps=True)
+    assert got == [True, True] and [r["params"]["scale"] for r in out] == [0.1, 0.2]
+    got.clear()
+    _score_jobs(X, None, jobs, Cache(None), False, "confirming", fake, {}, lambda todo: 1, steps=True)
+    _score_jobs(X, None, jobs, Cache(None), True, "screening", fake, {}, lambda todo: 1, steps=False)
+    assert got == [False] * 4

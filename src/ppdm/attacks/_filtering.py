@@ -23,28 +23,42 @@ __all__ = ["spectral_filter", "low_rank_denoise", "ica_attack", "gavish_donoho_r
            "wiener_reconstruction"]
 
 
-def _standardise(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    mu = Y.mean(axis=0)
-    sd = Y.std(axis=0, ddof=1)
+def _standardise_stats(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and deviations of the release, without copying it."""
+    from ppdm.utils.linalg import column_mean_std
+
+    mu, sd = column_mean_std(Y)
+    if len(Y) < 2:
+        sd = np.full(Y.shape[1], np.nan)
     # a column constant up to rounding (a release of identical rows) stays constant: scaling its rounding
     # noise up to unit variance would invent a signal
-    flat = (sd <= 1e-10 * np.abs(Y).max(axis=0, initial=0.0)) | (sd == 0) | ~np.isfinite(sd)
-    sd = np.where(flat, 1.0, sd)
-    return (Y - mu) / sd, mu, sd
+    top = np.maximum(Y.max(axis=0, initial=-np.inf), -Y.min(axis=0, initial=np.inf)) if len(Y) else np.zeros(0)
+    flat = (sd <= 1e-10 * np.where(np.isfinite(top), top, 0.0)) | (sd == 0) | ~np.isfinite(sd)
+    return mu, np.where(flat, 1.0, sd)
 
 
-def spectral_filter(Y: np.ndarray, noise_var: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-    """Project the centred release on the covariance eigenvectors above the noise bound."""
+def _rows(Y: np.ndarray, out_rows: np.ndarray | None) -> np.ndarray:
+    return Y if out_rows is None else Y[out_rows]
+
+
+def spectral_filter(Y: np.ndarray, noise_var: float | None = None, *,
+                    out_rows: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Project the centred release on the covariance eigenvectors above the noise bound.
+
+    ``out_rows``: estimate only these rows (the covariance still comes from every row).
+    """
+    from ppdm.utils.linalg import gram
+
     n, m = Y.shape
     mu = Y.mean(axis=0)
-    Z, sd = Y - mu, np.ones(m)  # raw units: i.i.d. noise is isotropic there (Kargupta's setting)
-    w, V = np.linalg.eigh(Z.T @ Z / max(n - 1, 1))
+    # raw units: i.i.d. noise is isotropic there (Kargupta's setting)
+    w, V = np.linalg.eigh(gram(Y, offset=mu) / max(n - 1, 1))
     w, V = w[::-1], V[:, ::-1]
     s2 = float(np.median(w)) if noise_var is None else float(noise_var)
     bound = s2 * (1 + np.sqrt(m / n)) ** 2
     k = max(1, int((w > bound).sum()))
     Vk = V[:, :k]
-    return (Z @ Vk) @ Vk.T * sd + mu, {"components_kept": k, "noise_variance_estimate": s2}
+    return ((_rows(Y, out_rows) - mu) @ Vk) @ Vk.T + mu, {"components_kept": k, "noise_variance_estimate": s2}
 
 
 def gavish_donoho_rank(s: np.ndarray, n: int, m: int) -> int:
@@ -55,18 +69,21 @@ def gavish_donoho_rank(s: np.ndarray, n: int, m: int) -> int:
     return max(1, int((s > tau).sum()))
 
 
-def low_rank_denoise(Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-    """Rank-r reconstruction of the standardised release, r from the Gavish-Donoho threshold."""
+def low_rank_denoise(Y: np.ndarray, *, out_rows: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Rank-r reconstruction of the standardised release, r from the Gavish-Donoho threshold.
+
+    ``out_rows``: estimate only these rows (the subspace still comes from every row).
+    """
     from ppdm.utils.linalg import gram
 
     n, m = Y.shape
-    Z, mu, sd = _standardise(Y)
-    w, V = np.linalg.eigh(gram(Z))
+    mu, sd = _standardise_stats(Y)
+    w, V = np.linalg.eigh(gram(Y, offset=mu, scale=sd))
     s, V = np.sqrt(np.clip(w[::-1], 0, None)), V[:, ::-1]
     tiny = s <= 1e-6 * (s[0] if s[0] > 0 else 1.0)  # an exactly low-rank release: keep its rank
     r = int((~tiny).sum()) if tiny.any() else gavish_donoho_rank(s, n, m)
     Vr = V[:, :r]
-    return (Z @ Vr) @ Vr.T * sd + mu, {"rank_kept": int(r)}
+    return (((_rows(Y, out_rows) - mu) / sd) @ Vr) @ Vr.T * sd + mu, {"rank_kept": int(r)}
 
 
 def ks_statistic(a: np.ndarray, b_sorted: np.ndarray) -> float:
@@ -83,18 +100,25 @@ ICA_FIT_ROWS = 10_000
 
 
 def ica_attack(
-    X: np.ndarray, Y: np.ndarray, rng: np.random.Generator
+    X: np.ndarray, Y: np.ndarray, rng: np.random.Generator, *, out_rows: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
-    """Unmix the release with FastICA and map components to columns by their distributions."""
+    """Unmix the release with FastICA and map components to columns by their distributions.
+
+    ``out_rows``: estimate only these rows (the unmixing and the components' scales come from every row).
+    """
     import warnings
 
     from scipy.optimize import linear_sum_assignment
     from sklearn.decomposition import FastICA
 
+    from ppdm.utils.linalg import column_mean_std
+
     n, m = X.shape
     p = Y.shape[1]
-    Z, _, _ = _standardise(Y)
-    fit = Z if len(Z) <= ICA_FIT_ROWS else Z[np.sort(rng.choice(len(Z), ICA_FIT_ROWS, replace=False))]
+    mu_y, sd_y = _standardise_stats(Y)
+    fit_rows = None if len(Y) <= ICA_FIT_ROWS else np.sort(rng.choice(len(Y), ICA_FIT_ROWS, replace=False))
+    fit = (_rows(Y, fit_rows) - mu_y) / sd_y
+    out = np.arange(n) if out_rows is None else np.asarray(out_rows)
     # a low-rank release (a truncated SVD, rows set to zero) has no more independent sources than its rank:
     # whitening more components than that divides by zero
     sv = np.linalg.svd(fit - fit.mean(axis=0), compute_uv=False)
@@ -102,36 +126,60 @@ def ica_attack(
     rank = int((sv > max(sv[0] * 1e-8, 1e-6 * np.sqrt(len(fit)))).sum()) if sv.size else 0
     k = min(p, m, rank)
     if k == 0:
-        return np.broadcast_to(np.median(X, axis=0), X.shape).copy(), {"components": 0, "mean_ks_distance": 1.0}
+        return np.broadcast_to(np.median(X, axis=0), (len(out), m)).copy(), {"components": 0,
+                                                                             "mean_ks_distance": 1.0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ica = FastICA(n_components=k, whiten="unit-variance", max_iter=400,
                       random_state=int(rng.integers(2**31 - 1)))
         # the unmixing is estimated from at most ICA_FIT_ROWS rows (a seeded sample), then applied to every row
         ica.fit(fit)
-        S = ica.transform(Z)
-    S = (S - S.mean(axis=0)) / np.where(S.std(axis=0) == 0, 1.0, S.std(axis=0))
+    del fit
+    # the sources are affine in the release: their scales over every row come from the release's moments
+    unmix = ica.components_.T / sd_y[:, None]  # y -> source, in the release's own units
+
+    def sources(rows: np.ndarray | None) -> np.ndarray:
+        return (_rows(Y, rows) - mu_y) @ unmix - (ica.mean_ @ ica.components_.T)
+
+    s_mu, s_sd = column_mean_std(_Affine(Y, mu_y, unmix, ica.mean_ @ ica.components_.T), ddof=0)
+    s_sd = np.where(s_sd == 0, 1.0, s_sd)
     # the attacker's knowledge: each column's distribution (standardised for matching, raw for rescaling)
-    mu, sd = X.mean(axis=0), X.std(axis=0)
+    mu, sd = column_mean_std(X, ddof=0)
     sd = np.where(sd == 0, 1.0, sd)
-    Xs = (X - mu) / sd
     sub = np.arange(n) if n <= 5000 else np.sort(rng.choice(n, 5000, replace=False))
+    S_sub = (sources(sub) - s_mu) / s_sd
     cost = np.empty((k, m))
     sign = np.empty((k, m))
-    Xsorted = np.sort(Xs[sub], axis=0)
+    Xsorted = np.sort((X[sub] - mu) / sd, axis=0)
     for i in range(k):
         for j in range(m):
-            d_plus = ks_statistic(S[sub, i], Xsorted[:, j])
-            d_minus = ks_statistic(-S[sub, i], Xsorted[:, j])
+            d_plus = ks_statistic(S_sub[:, i], Xsorted[:, j])
+            d_minus = ks_statistic(-S_sub[:, i], Xsorted[:, j])
             cost[i, j], sign[i, j] = (d_plus, 1.0) if d_plus <= d_minus else (d_minus, -1.0)
     r, c = linear_sum_assignment(cost)
-    X_hat = np.broadcast_to(np.median(X, axis=0), X.shape).copy()
+    S = (sources(None if out_rows is None else out) - s_mu) / s_sd
+    X_hat = np.broadcast_to(np.median(X, axis=0), (len(out), m)).copy()
     for i, j in zip(r, c, strict=True):
         X_hat[:, j] = mu[j] + sd[j] * sign[i, j] * S[:, i]
     return X_hat, {"components": int(k), "mean_ks_distance": float(cost[r, c].mean())}
 
 
-def wiener_reconstruction(A: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+class _Affine:
+    """The rows of ``(Y - mu) @ M - c`` on demand (slices and row selections), never all at once."""
+
+    def __init__(self, Y: np.ndarray, mu: np.ndarray, M: np.ndarray, c: np.ndarray) -> None:
+        self.Y, self.mu, self.M, self.c = Y, mu, M, c
+        self.shape = (Y.shape[0], M.shape[1])
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, rows: Any) -> np.ndarray:
+        return (self.Y[rows] - self.mu) @ self.M - self.c
+
+
+def wiener_reconstruction(A: np.ndarray, Y: np.ndarray, *,
+                          out_rows: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Linear minimum-mean-square-error estimate of the records from a release of additive noise.
 
     The attacker holds the population (or a sample of it) ``A``: its covariance ``S_a`` in its own
@@ -139,22 +187,20 @@ def wiener_reconstruction(A: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dic
     (noise independent of the data; no known pairs needed). Works for any published noise level, because
     the noise covariance is ``S_y - S_a``.
     """
-    mu = A.mean(axis=0)
-    sd = A.std(axis=0, ddof=1)
+    from ppdm.utils.linalg import column_mean_std, gram
+
+    mu, sd = column_mean_std(A) if len(A) > 1 else (A.mean(axis=0), np.full(A.shape[1], np.nan))
     sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
-    # covariances in the population's z-scores, computed on the raw columns and rescaled: no standardised
-    # copy of either table is made (a million-row release is compared with a million-row population)
-    scale = np.outer(sd, sd)
-    Sa = np.atleast_2d(np.cov(A, rowvar=False)) / scale
-    finite = np.isfinite(Y)
-    Yf = Y if finite.all() else np.where(finite, Y, mu)  # an unreadable value reads as the mean
-    del finite
-    Sy = np.atleast_2d(np.cov(Yf, rowvar=False)) / scale
+    # covariances in the population's z-scores, accumulated in row chunks of the raw columns: no
+    # standardised copy of either table is made (a million-row release is compared with a million-row
+    # population); only the estimated rows (``out_rows``, default all) are ever built
+    Sa = gram(A, offset=A.mean(axis=0), scale=sd) / max(len(A) - 1, 1)
+    finite = bool(np.isfinite(Y).all())
+    Yf = Y if finite else np.where(np.isfinite(Y), Y, mu)  # an unreadable value reads as the mean
+    ybar = Yf.mean(axis=0)
+    Sy = gram(Yf, offset=ybar, scale=sd) / max(len(Yf) - 1, 1)
     W = Sa @ np.linalg.pinv(Sy, hermitian=True)
-    T = Yf - Yf.mean(axis=0)
-    T /= sd
-    X_hat = T @ W.T
-    del T
+    X_hat = ((_rows(Yf, out_rows) - ybar) / sd) @ W.T
     X_hat *= sd
     X_hat += mu
     return X_hat, {"gain_trace": float(np.trace(W))}

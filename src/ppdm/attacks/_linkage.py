@@ -27,21 +27,27 @@ from ppdm.utils.neighbors import nearest_neighbors
 __all__ = ["linkage_rates", "interval_disclosure", "release_subspace"]
 
 
-def release_subspace(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def release_subspace(Y: np.ndarray, *, loc: np.ndarray | None = None,
+                     scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Centre and orthonormal basis (p x r) of the release's principal subspace.
 
     An exactly low-rank release is detected from its singular-value gap; otherwise r comes from the
-    Gavish-Donoho threshold (the signal part of a noisy release).
+    Gavish-Donoho threshold (the signal part of a noisy release). ``loc``/``scale``: the subspace of
+    ``(Y - loc) / scale`` (a large release is never copied to scale it).
     """
     n, p = Y.shape
-    mu = Y.mean(axis=0)
+    scaled = loc is not None and scale is not None
     if n * p <= 4_000_000:
-        s, Vt = np.linalg.svd(Y - mu, full_matrices=False)[1:]
+        Z = (Y - loc) / scale if scaled else Y
+        mu = Z.mean(axis=0)
+        s, Vt = np.linalg.svd(Z - mu, full_matrices=False)[1:]
         V, rel_tol = Vt.T, 1e-10
     else:
         from ppdm.utils.linalg import gram
 
-        w, V = np.linalg.eigh(gram(Y, offset=mu))
+        centre = Y.mean(axis=0)
+        mu = (centre - loc) / scale if scaled else centre
+        w, V = np.linalg.eigh(gram(Y, offset=centre, scale=scale if scaled else None))
         s, V = np.sqrt(np.clip(w[::-1], 0, None)), V[:, ::-1]
         rel_tol = 1e-6  # eigenvalues carry ~eps * s_0^2 of rounding, i.e. ~1e-8 s_0 on s
     tiny = s <= rel_tol * (s[0] if s[0] > 0 else 1.0)
@@ -50,15 +56,32 @@ def release_subspace(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return mu, V[:, :r], r
 
 
-def _rate(A: np.ndarray, B: np.ndarray, targets: np.ndarray) -> float:
-    """Share of released rows ``B[targets]`` whose nearest row of ``A`` is their own."""
-    nn = nearest_neighbors(B[targets], A, 1)[:, 0]
-    return float((nn == targets).mean())
+#: rows of the attacker's pool mapped into a space at a time: a space's copy of a large pool is never whole
+POOL_BLOCK = 131_072
 
 
-def _z(A: np.ndarray) -> np.ndarray:
-    sd = A.std(axis=0, ddof=1)
-    return (A - A.mean(axis=0)) / np.where(sd == 0, 1.0, sd)
+def nearest_in_pool(queries: np.ndarray, X: np.ndarray, rows: np.ndarray | None, to_space: Any) -> np.ndarray:
+    """Position, in the pool ``X`` (or ``X[rows]``), of every query's nearest pool row, the pool mapped into
+    the queries' space (``to_space``) a block of rows at a time; exact, ties to the earlier row."""
+    n = len(X) if rows is None else len(rows)
+    if n <= POOL_BLOCK:
+        return nearest_neighbors(queries, to_space(X if rows is None else X[rows]), 1)[:, 0]
+    best = np.full(len(queries), np.inf)
+    where = np.zeros(len(queries), dtype=np.int64)
+    for start in range(0, n, POOL_BLOCK):
+        block = X[start:start + POOL_BLOCK] if rows is None else X[rows[start:start + POOL_BLOCK]]
+        idx, dist = nearest_neighbors(queries, to_space(block), 1, return_distance=True)
+        closer = dist[:, 0] < best
+        best[closer], where[closer] = dist[closer, 0], idx[closer, 0] + start
+    return where
+
+
+def _moments(X: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and deviations (ddof 1; a constant column gets 1) without a copy of the table."""
+    from ppdm.utils.linalg import column_mean_std
+
+    mean, sd = column_mean_std(X, rows)
+    return mean, np.where(sd == 0, 1.0, sd)
 
 
 def linkage_rates(
@@ -78,33 +101,41 @@ def linkage_rates(
     column_idx : positions of the columns the attacker knows (known-columns threat)
     targets : the released rows attacked, among ``known_rows`` (None: all of them); every attacked row is
         still compared with every record the attacker holds
+
+    Only the targets' released rows are mapped into each space as a whole; the attacker's pool is mapped a
+    block at a time, so memory stays near the two tables themselves.
     """
     n = X.shape[0]
-    rows = np.arange(n) if known_rows is None else np.sort(np.asarray(known_rows))
-    A = X[rows]
-    out: dict[str, Any] = {"chance": 1.0 / len(rows), "n_attacker_records": int(len(rows))}
+    rows = None if known_rows is None else np.sort(np.asarray(known_rows))
+    held = n if rows is None else len(rows)
+    out: dict[str, Any] = {"chance": 1.0 / held, "n_attacker_records": int(held)}
     rates: dict[str, float] = {}
-    # row i of A is original row rows[i]; the matching released row is Y[rows[i]]
-    local = np.arange(len(rows)) if targets is None else np.searchsorted(rows, np.sort(np.asarray(targets)))
+    # position i of the pool is original row rows[i]; the matching released row is Y[rows[i]]
+    if targets is None:
+        local = np.arange(held)
+    else:
+        local = np.sort(np.asarray(targets)) if rows is None else np.searchsorted(rows, np.sort(np.asarray(targets)))
     out["n_targets"] = int(len(local))
-    same = Y.shape[1] == X.shape[1]
-    if same:
-        rates["raw"] = _rate(A, Y[rows], local)
-        rates["standardised"] = _rate(_z(A), _z(Y)[rows], local)
-    if same:
+    Yt = Y[local if rows is None else rows[local]]
+
+    def rate(queries: np.ndarray, to_space: Any) -> float:
+        return float((nearest_in_pool(queries, X, rows, to_space) == local).mean())
+
+    if Y.shape[1] == X.shape[1]:
+        m_a, s_a = _moments(X, rows)
+        m_y, s_y = _moments(Y, None)
+        rates["raw"] = rate(Yt, lambda a: a)
+        rates["standardised"] = rate((Yt - m_y) / s_y, lambda a: (a - m_a) / s_a)
         # the projection is orthogonal in a metric: raw units, and the population's own z-scores
         mu, V, r = release_subspace(Y)
-        rates["projected"] = _rate((A - mu) @ V, (Y[rows] - mu) @ V, local)
-        m_a, s_a = A.mean(axis=0), A.std(axis=0, ddof=1)
-        s_a = np.where(s_a == 0, 1.0, s_a)
-        Yz = (Y - m_a) / s_a
-        mu_z, Vz, rz = release_subspace(Yz)
-        rates["projected_standardised"] = _rate(((A - m_a) / s_a - mu_z) @ Vz, (Yz[rows] - mu_z) @ Vz, local)
+        rates["projected"] = rate((Yt - mu) @ V, lambda a: (a - mu) @ V)
+        mu_z, Vz, rz = release_subspace(Y, loc=m_a, scale=s_a)
+        rates["projected_standardised"] = rate(((Yt - m_a) / s_a - mu_z) @ Vz,
+                                               lambda a: ((a - m_a) / s_a - mu_z) @ Vz)
         out["projected_rank"] = int(min(r, rz))
-    if column_idx:
-        cols = list(column_idx)
-        if same:
-            rates["known_columns"] = _rate(_z(A[:, cols]), _z(Y[:, cols])[rows], local)
+        if column_idx:
+            c = list(column_idx)
+            rates["known_columns"] = rate((Yt[:, c] - m_y[c]) / s_y[c], lambda a: (a[:, c] - m_a[c]) / s_a[c])
     out["rates"] = rates
     out["best_space"] = max(rates, key=lambda k: rates[k]) if rates else None
     return out

@@ -23,14 +23,6 @@ def _eig_desc(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return w[::-1], V[:, ::-1]
 
 
-def _cov(A: np.ndarray) -> np.ndarray:
-    C = np.cov(A, rowvar=False)
-    C = np.atleast_2d(C)
-    d = np.diag(C).copy()
-    C[np.diag_indices_from(C)] = np.where(d == 0, 1e-4, d)  # Algorithm 4.3 step 2
-    return C
-
-
 def eigen_matching_distances(C_s: np.ndarray, C_y: np.ndarray) -> dict[str, float]:
     """Matching distance of eigenvalues (sorted: optimal) and of eigenvector angles (bottleneck matching)."""
     from scipy.optimize import linear_sum_assignment
@@ -51,37 +43,86 @@ def eigen_matching_distances(C_s: np.ndarray, C_y: np.ndarray) -> dict[str, floa
 
 #: the sign search compares each component's distributions on at most this many rows per side
 KS_ROWS = 100_000
+#: rows per block when the moments of a large table are accumulated (no whole-table copy is made)
+_BLOCK = 65_536
+
+
+def _block(A: np.ndarray, rows: np.ndarray | None, start: int, stop: int, m: int,
+           loc: np.ndarray | None, scale: np.ndarray | None) -> np.ndarray:
+    """Rows ``start:stop`` of ``A`` (or of ``A[rows]``), standardised when asked, zero-padded to ``m`` columns."""
+    B = A[start:stop] if rows is None else A[rows[start:stop]]
+    B = np.array(B, dtype=np.float64)
+    if loc is not None and scale is not None:
+        B -= loc
+        B /= scale
+    if B.shape[1] < m:
+        B = np.column_stack([B, np.zeros((len(B), m - B.shape[1]))])
+    return B[:, :m]
+
+
+def _moments(A: np.ndarray, rows: np.ndarray | None, m: int, loc: np.ndarray | None,
+             scale: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and sample covariance (ddof 1, zero variances set to 1e-4 as in Algorithm 4.3 step 2) of the
+    selected rows, accumulated block by block in two passes."""
+    n = len(A) if rows is None else len(rows)
+    total = np.zeros(m)
+    for s in range(0, n, _BLOCK):
+        total += _block(A, rows, s, s + _BLOCK, m, loc, scale).sum(axis=0)
+    mu = total / n
+    C = np.zeros((m, m))
+    for s in range(0, n, _BLOCK):
+        D = _block(A, rows, s, s + _BLOCK, m, loc, scale) - mu
+        C += D.T @ D
+    C /= max(n - 1, 1)
+    d = np.diag(C).copy()
+    C[np.diag_indices_from(C)] = np.where(d == 0, 1e-4, d)
+    return mu, C
 
 
 def pca_attack(
-    X: np.ndarray, Y: np.ndarray, sample_rows: np.ndarray
+    X: np.ndarray, Y: np.ndarray, sample_rows: np.ndarray, *, out_rows: np.ndarray | None = None,
+    loc: np.ndarray | None = None, scale: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
-    """Reconstruct the records from the release and the attacker's sample ``X[sample_rows]``."""
+    """Reconstruct the records from the release and the attacker's sample ``X[sample_rows]``.
+
+    ``out_rows``: reconstruct only these rows (in their order; default every row), so that a large table's
+    attack on a sample of targets never holds a table-sized estimate. ``loc``/``scale``: run the attack in the
+    standardised coordinates ``(A - loc) / scale`` of both tables (without standardised copies of them) and
+    return the estimate in ``X``'s units.
+    """
     from scipy.stats import ks_2samp
 
-    n, m = X.shape
-    Yp = Y if Y.shape[1] == m else np.column_stack([Y, np.zeros((n, m - Y.shape[1]))])[:, :m]
-    S = X[sample_rows]
-    mu_s, mu_y = S.mean(axis=0), Yp.mean(axis=0)
-    C_s, C_y = _cov(S), _cov(Yp)
-    _, Us = _eig_desc(C_s)
-    _, Uy = _eig_desc(C_y)
-    Ps, Py = (S - mu_s) @ Us, (Yp - mu_y) @ Uy
     from ppdm.attacks._filtering import ks_statistic
 
+    n, m = X.shape
+    sample_rows = np.asarray(sample_rows)
+    every = len(sample_rows) == n and bool((sample_rows == np.arange(n)).all())
+    s_rows = None if every else sample_rows
+    mu_s, C_s = _moments(X, s_rows, m, loc, scale)
+    mu_y, C_y = _moments(Y, None, m, loc, scale)
+    _, Us = _eig_desc(C_s)
+    _, Uy = _eig_desc(C_y)
     # the sign of each component: the one whose scores match the sample's in distribution (the smaller KS
     # statistic, i.e. the larger p-value), compared on at most KS_ROWS rows of each side
     pick = np.random.default_rng(0)
-    a_rows = np.arange(len(Ps)) if len(Ps) <= KS_ROWS else np.sort(pick.choice(len(Ps), KS_ROWS, replace=False))
-    b_rows = np.arange(len(Py)) if len(Py) <= KS_ROWS else np.sort(pick.choice(len(Py), KS_ROWS, replace=False))
+    n_s = len(sample_rows)
+    a_rows = np.arange(n_s) if n_s <= KS_ROWS else np.sort(pick.choice(n_s, KS_ROWS, replace=False))
+    b_rows = np.arange(n) if n <= KS_ROWS else np.sort(pick.choice(n, KS_ROWS, replace=False))
+    Ps = (_block(X, sample_rows[a_rows], 0, len(a_rows), m, loc, scale) - mu_s) @ Us
+    Py = (_block(Y, b_rows, 0, len(b_rows), m, loc, scale) - mu_y) @ Uy
     signs = np.ones(m)
     pvals = np.empty(m)
     for i in range(m):
-        a, b = Ps[a_rows, i], Py[b_rows, i]
+        a, b = Ps[:, i], Py[:, i]
         d_plus, d_minus = ks_statistic(a, np.sort(b)), ks_statistic(a, np.sort(-b))
         signs[i] = 1.0 if d_plus <= d_minus else -1.0
         pvals[i] = ks_2samp(a, signs[i] * b, method="asymp").pvalue
-    X_hat = (Py * signs) @ Us.T + mu_s
+    del Ps, Py
+    out = np.arange(n) if out_rows is None else np.asarray(out_rows)
+    X_hat = np.empty((len(out), m))
+    for s in range(0, len(out), _BLOCK):
+        Z = ((_block(Y, out, s, s + _BLOCK, m, loc, scale) - mu_y) @ Uy * signs) @ Us.T + mu_s
+        X_hat[s:s + len(Z)] = Z if scale is None or loc is None else Z * scale + loc
     details: dict[str, Any] = {"sample_size": int(len(sample_rows)),
                                "components_same_distribution": int((pvals > 0.05).sum()),
                                **eigen_matching_distances(C_s, C_y)}

@@ -36,11 +36,17 @@ MAX_PROFILE_ROWS = 50_000
 PROFILE_K = 10
 
 
-def _zstats(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    mu = A.mean(axis=0)
-    sd = A.std(axis=0, ddof=1) if len(A) > 1 else np.ones(A.shape[1])
+def _zscores(X: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pool ``X[rows]`` (None: all of X) in its own z-scores, as one new array, with the means and
+    deviations (a constant column gets 1)."""
+    from ppdm.utils.linalg import column_mean_std
+
+    Z = np.array(X if rows is None else X[rows], dtype=np.float64)
+    mu, sd = column_mean_std(Z) if len(Z) > 1 else (Z.mean(axis=0), np.ones(Z.shape[1]))
     sd = np.where(~np.isfinite(sd) | (sd == 0), 1.0, sd)
-    return mu, sd
+    Z -= mu
+    Z /= sd
+    return Z, mu, sd
 
 
 def _nearest_random_ties(Q: np.ndarray, P: np.ndarray, rng: np.random.Generator, k: int = 8) -> np.ndarray:
@@ -105,9 +111,7 @@ def population_linkage(
     n = X.shape[0]
     pool = np.arange(n) if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
     tgt = pool if targets is None else np.asarray(targets, dtype=np.int64)
-    A = X[pool]
-    mu, sd = _zstats(A)
-    Za = (A - mu) / sd
+    Za, mu, sd = _zscores(X, None if rows is None else pool)
     same = Y.shape[1] == X.shape[1]
     rates: dict[str, float] = {}
     details: dict[str, Any] = {}

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AttackResult", "reconstruction_scores", "no_release_scores", "ORIGINAL_SCORES", "t_interval",
-           "beyond_baseline"]
+__all__ = ["AttackResult", "reconstruction_scores", "reconstruction_scores_rows", "no_release_scores",
+           "ORIGINAL_SCORES", "t_interval", "beyond_baseline"]
 
 # re-identification of reconstructions is scored on at most this many attacked records (against all records)
 MAX_REID_TARGETS = 2000
@@ -99,12 +99,19 @@ def within_pct(X_hat: np.ndarray, X: np.ndarray, pct: float = 5.0) -> float:
 
 def reidentification(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> float:
     """Share of reconstructed rows whose nearest original row (among all) is their own."""
+    return reidentification_rows(X_hat[rows], X, rows, rng)
+
+
+def reidentification_rows(X_hat_rows: np.ndarray, X: np.ndarray, rows: np.ndarray,
+                          rng: np.random.Generator) -> float:
+    """:func:`reidentification` of an estimate given for ``rows`` (sorted) only."""
     from ppdm.utils.neighbors import nearest_neighbors
 
+    pos = np.arange(len(rows))
     if len(rows) > MAX_REID_TARGETS:
-        rows = np.sort(rng.choice(rows, MAX_REID_TARGETS, replace=False))
-    nn = nearest_neighbors(X_hat[rows], X, 1)[:, 0]
-    return float((nn == rows).mean())
+        pos = np.searchsorted(rows, np.sort(rng.choice(rows, MAX_REID_TARGETS, replace=False)))
+    nn = nearest_neighbors(X_hat_rows[pos], X, 1)[:, 0]
+    return float((nn == rows[pos]).mean())
 
 
 def beyond_baseline(X_hat: np.ndarray, X: np.ndarray, pct: float = 5.0) -> float:
@@ -125,14 +132,23 @@ def reconstruction_scores(
 
     ``median``: the columns' medians of ``X`` when the caller has them (they fill non-finite estimates).
     """
-    if not np.isfinite(X_hat).all():
-        X_hat = np.where(np.isfinite(X_hat), X_hat, np.median(X, axis=0) if median is None else median)
-    E = X_hat[rows] - X[rows]
+    return reconstruction_scores_rows(X_hat[rows], X, rows, rng, median)
+
+
+def reconstruction_scores_rows(
+    X_hat_rows: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+    median: np.ndarray | None = None,
+) -> dict[str, float]:
+    """:func:`reconstruction_scores` of an estimate given for ``rows`` (sorted) only."""
+    if not np.isfinite(X_hat_rows).all():
+        X_hat_rows = np.where(np.isfinite(X_hat_rows), X_hat_rows, np.median(X, axis=0) if median is None else median)
+    truth = X[rows]
+    E = X_hat_rows - truth
     return {
         "rmse": float(np.sqrt(np.mean(E**2))),
-        "within_5pct": within_pct(X_hat[rows], X[rows]),
-        "within_5pct_beyond_baseline": beyond_baseline(X_hat[rows], X[rows]),
-        "reidentification_rate": reidentification(X_hat, X, rows, rng),
+        "within_5pct": within_pct(X_hat_rows, truth),
+        "within_5pct_beyond_baseline": beyond_baseline(X_hat_rows, truth),
+        "reidentification_rate": reidentification_rows(X_hat_rows, X, rows, rng),
     }
 
 

@@ -14,7 +14,7 @@ from ppdm.attacks._result import (
     ORIGINAL_SCORES,
     AttackResult,
     no_release_scores,
-    reconstruction_scores,
+    reconstruction_scores_rows,
     t_interval,
 )
 from ppdm.attacks._threat import ThreatModel
@@ -269,27 +269,30 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         if name == "known_io":
             from ppdm.attacks._known_io import known_io_attack
 
-            X_hat, det = known_io_attack(X, Y, known, marginals=t.marginals, rng=rng)
-        else:
-            from ppdm.attacks._distance import distance_attack
+            kept = attacked if targets is None else np.intersect1d(attacked, scored, assume_unique=True)
+            kept = kept if len(kept) else attacked
+            X_hat, det = known_io_attack(X, Y, known, marginals=t.marginals, rng=rng, out_rows=kept)
+            return _recon_rows(_clip(X_hat, X, t), X, kept, rng, det, median)
+        from ppdm.attacks._distance import distance_attack
 
-            X_hat, attacked, det = distance_attack(X, Y, known, rng)
+        X_hat, attacked, det = distance_attack(X, Y, known, rng)
         return _recon(_clip(X_hat, X, t), X, attacked, rng, det)
     if name == "pca":
         from ppdm.attacks._pca import pca_attack
 
         sample = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
+        attacked = np.setdiff1d(everyone, sample) if not t.population else everyone
+        attacked = attacked if len(attacked) else everyone
+        kept = attacked if targets is None else np.intersect1d(attacked, scored, assume_unique=True)
+        kept = kept if len(kept) else attacked
+        loc = scale = None
         if Y.shape[1] == m:
             # in the attacker's z-scores: ppdm's rotations and projections act on standardised data
-            mu = X[sample].mean(axis=0)
-            sd = X[sample].std(axis=0, ddof=1)
-            sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
-            Z_hat, det = pca_attack((X - mu) / sd, (Y - mu) / sd, sample)
-            X_hat = Z_hat * sd + mu
-        else:
-            X_hat, det = pca_attack(X, Y, sample)
-        attacked = np.setdiff1d(everyone, sample) if not t.population else everyone
-        return _recon(_clip(X_hat, X, t), X, attacked if len(attacked) else everyone, rng, det)
+            loc, scale = _column_moments(X, None if t.population else sample)
+            scale = np.where((scale == 0) | ~np.isfinite(scale), 1.0, scale)
+        # only the scored rows are reconstructed: a large table's estimate is never table-sized
+        X_hat, det = pca_attack(X, Y, sample, out_rows=kept, loc=loc, scale=scale)
+        return _recon_rows(_clip(X_hat, X, t), X, kept, rng, det, median)
     if name == "linkage":
         from ppdm.attacks._linkage import linkage_rates
 
@@ -316,12 +319,14 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         return {"success": rate, "reidentification_rate": rate,
                 "baseline_no_release": {"success": det["chance"], "reidentification_rate": det["chance"]},
                 "baseline_original": {"success": 1.0, "reidentification_rate": 1.0}, "details": det}
+    # the estimate-only attacks reconstruct the scored rows only (a large table's estimate is never whole)
+    out = None if targets is None else scored
     if name == "mmse":
         from ppdm.attacks._filtering import wiener_reconstruction
 
         known = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
-        X_hat, det = wiener_reconstruction(X[known], Y)
-        return _recon(_clip(X_hat, X, t), X, everyone, rng, det)
+        X_hat, det = wiener_reconstruction(X if t.population else X[known], Y, out_rows=out)
+        return _recon_rows(_clip(X_hat, X, t), X, everyone if out is None else out, rng, det, median)
     if name == "interval_disclosure":
         from ppdm.attacks._linkage import interval_disclosure
 
@@ -335,14 +340,15 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
     from ppdm.attacks import _filtering as f
 
     if name == "spectral_filter":
-        X_hat, det = f.spectral_filter(Y)
+        X_hat, det = f.spectral_filter(Y, out_rows=out)
     elif name == "low_rank_denoise":
-        X_hat, det = f.low_rank_denoise(Y)
+        X_hat, det = f.low_rank_denoise(Y, out_rows=out)
     elif name == "ica":
-        X_hat, det = f.ica_attack(X, Y, rng)
+        X_hat, det = f.ica_attack(X, Y, rng, out_rows=out)
     else:
-        X_hat, det = Y, {}
-    return _recon(X_hat if name == "face_value" else _clip(X_hat, X, t), X, everyone, rng, det)
+        X_hat, det = (Y if out is None else Y[out]), {}
+    return _recon_rows(X_hat if name == "face_value" else _clip(X_hat, X, t), X, everyone if out is None else out,
+                       rng, det, median)
 
 
 def _clip(X_hat: np.ndarray, X: np.ndarray, t: ThreatModel) -> np.ndarray:
@@ -350,9 +356,23 @@ def _clip(X_hat: np.ndarray, X: np.ndarray, t: ThreatModel) -> np.ndarray:
     return np.clip(X_hat, X.min(axis=0), X.max(axis=0)) if t.marginals else X_hat
 
 
+def _column_moments(X: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation (ddof 1) of every column over ``rows`` (None: all), a column at a time
+    (no copy of the table)."""
+    cols = [X[:, j] if rows is None else X[rows, j] for j in range(X.shape[1])]
+    return (np.array([c.mean() for c in cols]) if cols else np.zeros(0),
+            np.array([c.std(ddof=1) for c in cols]) if cols else np.zeros(0))
+
+
 def _recon_scores(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
                   det: dict[str, Any], median: np.ndarray | None = None) -> dict[str, Any]:
-    sc = reconstruction_scores(X_hat, X, rows, rng, median)
+    return _recon_rows(X_hat[rows], X, rows, rng, det, median)
+
+
+def _recon_rows(X_hat_rows: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+                det: dict[str, Any], median: np.ndarray | None = None) -> dict[str, Any]:
+    """Scores of a reconstruction given for ``rows`` only (``X_hat_rows[i]`` estimates ``X[rows[i]]``)."""
+    sc = reconstruction_scores_rows(X_hat_rows, X, rows, rng, median)
     base = no_release_scores(X, rows, median)
     return {**sc, "success": sc["within_5pct"], "details": {**det, "n_attacked_records": int(len(rows))},
             "baseline_no_release": {"success": base["within_5pct"], **base},

@@ -227,8 +227,10 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = 
             if conv.notna().sum() != df[c].notna().sum() or conv.notna().sum() == 0:
                 raise InputError(f"{prefix}column '{c}' holds text; fix the values or leave the column out")
             converted[c] = conv.astype(np.float64)
-    frame = df[list(cols)].assign(**converted) if converted else df[list(cols)]
-    X = frame.to_numpy(dtype=np.float64, copy=True)
+    # a column at a time: selecting the columns first would copy the whole frame once more
+    X = np.empty((len(df), len(cols)), dtype=np.float64)
+    for j, c in enumerate(cols):
+        X[:, j] = converted[c] if c in converted else df[c].to_numpy(dtype=np.float64)
     bad = ~np.isfinite(X)
     if bad.any():
         j = int(np.flatnonzero(bad.any(axis=0))[0])

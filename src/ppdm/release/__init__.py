@@ -95,7 +95,7 @@ def _fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
     h = hashlib.sha256()
     h.update(json.dumps(list(columns)).encode())
     h.update(str(X.shape).encode())
-    h.update(np.ascontiguousarray(X).tobytes())
+    h.update(memoryview(np.ascontiguousarray(X)).cast("B"))  # the buffer itself: no copy of the table
     return h.hexdigest()
 
 
@@ -371,9 +371,18 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         X_units, B_units = codec.numbers(df), codec.numbers(published)
         unit_names = codec.numeric_names
     else:
-        assembled = schema.assemble(df, B)
         X_units, B_units, unit_names, gaps = X, B, list(schema.released), {}
+    # what the record and the report need of the released numbers, taken now: the table-sized arrays are
+    # dropped before the shuffled copy is made (a large release holds one copy of itself at a time)
+    per_column_re = {c: float(np.linalg.norm(X_units[:, j] - B_units[:, j])
+                              / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)}
+    plots = (plot_data(X_units, B_units, y, unit_names, seed=0) if unit_names
+             else plot_data(X, B, y, [f"d{j + 1}" for j in range(X.shape[1])], seed=0))
+    if codec is None:
+        assembled = schema.assemble(df, B)
+    del B, B_units, X_units
     released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids)
+    del assembled
     from ppdm.data import formulas
 
     # text that reaches the release (passed through, or released categories) is checked for formulas
@@ -402,8 +411,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "candidates": cands,
         # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
         "failed_candidates": failed,
-        "per_column_re": {c: float(np.linalg.norm(X_units[:, j] - B_units[:, j])
-                                   / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)},
+        "per_column_re": per_column_re,
         # each column's distribution and each pair's association, original against published
         "fidelity": _fidelity(df, released, codec, schema, X),
         # every column of the input: its type, its role and what the release did with it (which mechanism)
@@ -425,8 +433,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
                            identity=identity)
         (tmp / "release.json").write_text(json.dumps(record, indent=1, default=_json_default))
-        html = render_report(record, plot_data(X_units, B_units, y, unit_names, seed=0) if unit_names
-                             else plot_data(X, B, y, [f"d{j + 1}" for j in range(X.shape[1])], seed=0))
+        html = render_report(record, plots)
         (tmp / "report.html").write_text(html, encoding="utf-8")
         from ppdm.data.io import dir_mode
 

@@ -110,10 +110,17 @@ def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, di
 
 
 def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cache: Cache,
-                progress: bool, title: str, fn: Any, kw: dict[str, Any], workers: Any) -> list[dict[str, Any]]:
+                progress: bool, title: str, fn: Any, kw: dict[str, Any], workers: Any,
+                steps: bool = False) -> list[dict[str, Any]]:
     """``fn(X, y, method, params, **kw)`` for every job not in the cache, over ``workers(len(todo))`` workers,
-    with a bar; one result per job, in order (``cached`` says where it came from)."""
+    with a bar; one result per job, in order (``cached`` says where it came from).
+
+    ``steps``: ``fn`` takes ``on_step(what, done)``; when the jobs run one at a time in this process, a second
+    bar follows the running candidate's steps, with its own ETA.
+    """
     from joblib import Parallel, delayed
+
+    from ppdm.release.candidates import describe
 
     results: dict[int, dict[str, Any]] = {}
     todo = []
@@ -124,22 +131,54 @@ def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, 
         else:
             todo.append(i)
     with _bar(title, progress) as bar:
-        task = bar.add_task("sweep", total=len(jobs), completed=len(results))
+        task = bar.add_task(title, total=len(jobs), completed=len(results), unit=_count(len(results), len(jobs)))
         if todo:
-            par = Parallel(n_jobs=workers(len(todo)), return_as="generator_unordered")
-            for i, res in par(delayed(indexed)(i, fn, X, y, jobs[i][1], jobs[i][2], **kw) for i in todo):
+            n_workers = workers(len(todo))
+            follow = steps and n_workers == 1 and progress
+            own = bar.add_task("", total=100, visible=False, unit="") if follow else None
+
+            def on_step(what: str, done: float) -> None:
+                bar.update(own, completed=100 * done, unit=what)
+
+            par = Parallel(n_jobs=n_workers, return_as="generator_unordered")
+            calls = []
+            for i in todo:
+                extra = {}
+                if follow:
+                    # the task starts when the (in-process) generator reaches it: reset the candidate's bar then
+                    extra = {"on_step": _first_resets(bar, own, f"  {describe(jobs[i][1], jobs[i][2])}", on_step)}
+                calls.append(delayed(indexed)(i, fn, X, y, jobs[i][1], jobs[i][2], **kw, **extra))
+            for i, res in par(calls):
                 if "failed" not in res:
                     cache.put(jobs[i][0], res)
                 results[i] = res | {"cached": False}
                 bar.advance(task)
+                bar.update(task, unit=_count(len(results), len(jobs)))
     return [results[i] for i in range(len(jobs))]
+
+
+def _count(done: int, total: int) -> str:
+    return f"{done}/{total} candidates"
+
+
+def _first_resets(bar: Any, task: Any, name: str, on_step: Any) -> Any:
+    """``on_step`` for one candidate: its first call restarts the candidate's bar (elapsed time and ETA)."""
+    started = []
+
+    def call(what: str, done: float) -> None:
+        if not started:
+            started.append(True)
+            bar.reset(task, total=100, description=name, visible=True)
+        on_step(what, done)
+
+    return call
 
 
 def _bar(title: str, progress: bool) -> Any:
     """A transient progress bar counting candidates, with the elapsed time and an ETA."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    return Progress(TextColumn(f"[bold]{title}"), BarColumn(), TextColumn("{task.completed}/{task.total} candidates"),
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[unit]}"),
                     TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=True,
                     disable=not progress)
 
@@ -223,4 +262,4 @@ def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dic
     kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed,
           "max_reidentification": cfg.policy.max_reidentification, **context}
     return _score_jobs(X, y, jobs, cache, progress, f"confirming on all {len(X):,} rows", fn, kw,
-                       lambda todo: _workers(cfg, todo) if len(X) <= ONE_FINALIST_ABOVE else 1)
+                       lambda todo: _workers(cfg, todo) if len(X) <= ONE_FINALIST_ABOVE else 1, steps=True)

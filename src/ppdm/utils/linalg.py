@@ -8,11 +8,13 @@ ARPACK (``lanczos``) or a randomized range finder.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["SVD_SOLVERS", "choose_solver", "thin_svd", "gram", "svd_flip_v"]
+__all__ = ["SVD_SOLVERS", "choose_solver", "thin_svd", "gram", "svd_flip_v", "column_mean_std"]
 
 SVD_SOLVERS = ("auto", "exact", "gram", "lanczos", "randomized")
 
@@ -41,6 +43,27 @@ def svd_flip_v(Vt: np.ndarray, U: np.ndarray | None = None) -> tuple[np.ndarray 
     if U is not None:
         U = U * signs[None, :]
     return U, Vt
+
+
+def column_mean_std(
+    X: np.ndarray, rows: np.ndarray | None = None, *, ddof: int = 1, chunk_rows: int = _CHUNK_ROWS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every column's mean and standard deviation over ``rows`` (None: all), in two passes over row chunks:
+    no copy of the table (nor of its selected rows) is made."""
+    n = X.shape[0] if rows is None else len(rows)
+    m = X.shape[1]
+
+    def chunks() -> Iterator[np.ndarray]:
+        for start in range(0, n, chunk_rows):
+            yield np.asarray(X[start:start + chunk_rows] if rows is None else X[rows[start:start + chunk_rows]],
+                             dtype=np.float64)
+
+    if n == 0:
+        return np.full(m, np.nan), np.full(m, np.nan)
+    mean = sum((c.sum(axis=0) for c in chunks()), np.zeros(m)) / n
+    ss = sum((((c - mean) ** 2).sum(axis=0) for c in chunks()), np.zeros(m))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return mean, np.sqrt(ss / (n - ddof)) if n > ddof else np.full(m, np.nan)
 
 
 def gram(
