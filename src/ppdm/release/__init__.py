@@ -91,6 +91,16 @@ def _label_text(col: pd.Series) -> np.ndarray:
     return np.asarray([str(c) for c in classes], dtype=str)[codes]
 
 
+def _side_digest(y: np.ndarray | None, categories: np.ndarray) -> Any:
+    """A digest of the label and the columns shown beside the release, a column at a time (a million
+    rows' values are never joined into one text)."""
+    h = hashlib.sha256(json.dumps([y is None, list(categories.shape)]).encode())
+    for col in ([] if y is None else [y]) + [categories[:, j] for j in range(categories.shape[1])]:
+        h.update("\x1f".join(map(str, col)).encode())
+        h.update(b"\x1e")
+    return h
+
+
 def _fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
     h = hashlib.sha256()
     h.update(json.dumps(list(columns)).encode())
@@ -220,7 +230,7 @@ def _release(
     categories = df[shown].astype(str).to_numpy() if shown else np.zeros((len(df), 0), dtype=object)
     cache = Cache(cache_root(cache_dir) if use_cache else None)
     # the scores depend on the label's values and on every column shown beside the release, not only on X
-    side = hashlib.sha256(json.dumps([None if y is None else list(map(str, y)), categories.tolist()]).encode())
+    side = _side_digest(y, categories)
     jobs = []
     from ppdm.release.candidates import check_method, split_method
 
