@@ -139,3 +139,25 @@ def test_known_io_on_chosen_rows_equals_those_rows_and_keeps_the_key_recovery_fi
     expected = np.sqrt(np.mean((X @ F[:-1] + F[-1] - Y) ** 2))
     assert det["key_recovery_rmse"] == pytest.approx(expected, rel=1e-9)
     assert det_whole["method"] == det["method"] == "affine"
+
+
+def test_interval_disclosure_a_column_at_a_time_equals_the_whole_table_count() -> None:
+    from ppdm.attacks._linkage import interval_disclosure
+
+    X, Y = _tables(400, 3, seed=17)
+    rows = np.sort(np.random.default_rng(18).choice(400, 150, replace=False))
+    n = len(X)
+    Xs = np.sort(X, axis=0)
+    sd = X.std(axis=0, ddof=1)
+    rank, dev = [], []
+    for p in range(1, 11):
+        h = max(1, int(round(p / 100 * n)))
+        pos = np.column_stack([np.searchsorted(Xs[:, j], Y[rows, j]) for j in range(3)])
+        lo = np.take_along_axis(Xs, np.clip(pos - h, 0, n - 1), axis=0)
+        hi = np.take_along_axis(Xs, np.clip(pos + h, 0, n - 1), axis=0)
+        rank.append(((X[rows] >= lo) & (X[rows] <= hi)).mean())
+        dev.append((np.abs(X[rows] - Y[rows]) <= p / 100 * sd).mean())
+    got = interval_disclosure(X, Y, rows=rows)
+    assert got["rank_interval_share"] == pytest.approx(np.mean(rank))
+    assert got["sd_interval_share"] == pytest.approx(np.mean(dev))
+    assert 0.05 < got["rank_interval_share"] < 1.0

@@ -185,7 +185,8 @@ def run_attacks_named(
             )
     cols = list(columns) if columns is not None else [f"c{j}" for j in range(X.shape[1])]
     known_fixed = _known_positions(t, ids, X.shape[0])
-    median = np.median(X, axis=0)  # the no-release guess, shared by every attack
+    # the no-release guess, shared by every attack (a column at a time: no sorted copy of the table)
+    median = np.array([np.median(X[:, j]) for j in range(X.shape[1])]) if X.shape[0] else np.median(X, axis=0)
     results = []
     for a in sorted(names, key=list(ATTACKS).index):
         i = list(ATTACKS).index(a)  # seeds depend on the attack, not on which others run
@@ -332,7 +333,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
 
         det = interval_disclosure(X, Y, rows=None if targets is None else scored)
         med = np.broadcast_to(np.median(X, axis=0) if median is None else median, X.shape)
-        base = interval_disclosure(X, np.ascontiguousarray(med), rows=None if targets is None else scored)
+        base = interval_disclosure(X, med, rows=None if targets is None else scored)  # a view: no copy
         share = (det["rank_interval_share"] + det["sd_interval_share"]) / 2
         return {"success": share, "details": det,
                 "baseline_no_release": {"success": (base["rank_interval_share"] + base["sd_interval_share"]) / 2},

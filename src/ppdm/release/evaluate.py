@@ -211,11 +211,16 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
     each still searches every reconstructed row.
     """
     from ppdm.attacks._filtering import low_rank_denoise, wiener_reconstruction
-    from ppdm.utils.neighbors import nearest_neighbors
+    from ppdm.attacks._linkage import nearest_in_pool
 
     n_all = len(A_in) + len(A_out)
     mu = (A_in.sum(axis=0) + A_out.sum(axis=0)) / n_all
-    sd = np.sqrt((((A_in - mu) ** 2).sum(axis=0) + ((A_out - mu) ** 2).sum(axis=0)) / max(n_all - 1, 1))
+
+    def squares(A: np.ndarray) -> np.ndarray:  # in row chunks: no table-sized temporaries
+        return sum((((A[s:s + 65_536] - mu) ** 2).sum(axis=0) for s in range(0, len(A), 65_536)),
+                   np.zeros(A.shape[1]))
+
+    sd = np.sqrt((squares(A_in) + squares(A_out)) / max(n_all - 1, 1))
     sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
     med = np.array([np.median(np.concatenate([A_in[:, j], A_out[:, j]])) for j in range(A_in.shape[1])])
 
@@ -244,10 +249,10 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
         R = reconstruction(name)
         if not np.isfinite(R).all():
             R = np.where(np.isfinite(R), R, med)
-        Rz = (R - mu) / sd
-        main = share(R[nearest_neighbors(Z_in, Rz, 1)[:, 0]], A_in)
-        ctrl = share(R[nearest_neighbors(Z_out, Rz, 1)[:, 0]], A_out)
-        del R, Rz
+        # the reconstructed rows are searched in population z-scores a block at a time (no z-scored copy)
+        main = share(R[nearest_in_pool(Z_in, R, None, lambda r: (r - mu) / sd)], A_in)
+        ctrl = share(R[nearest_in_pool(Z_out, R, None, lambda r: (r - mu) / sd)], A_out)
+        del R
         out[name] = {"main": main, "control": ctrl, "excess": max(0.0, main - ctrl)}
     worst = max(out, key=lambda k: out[k]["excess"])
     return {"excess": out[worst]["excess"], "attack": worst, "by_reconstruction": out}
