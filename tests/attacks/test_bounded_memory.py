@@ -161,3 +161,14 @@ def test_interval_disclosure_a_column_at_a_time_equals_the_whole_table_count() -
     assert got["rank_interval_share"] == pytest.approx(np.mean(rank))
     assert got["sd_interval_share"] == pytest.approx(np.mean(dev))
     assert 0.05 < got["rank_interval_share"] < 1.0
+
+
+def test_the_wiener_map_of_two_parts_equals_the_map_of_their_union() -> None:
+    from ppdm.attacks._filtering import wiener_map
+
+    X, _ = _tables(600, 3, seed=19)
+    Y = X + np.random.default_rng(20).normal(0, 0.8, size=X.shape)
+    whole, det = wiener_map(np.vstack([X[:450], X[450:]]), Y)
+    parts, det_parts = wiener_map((X[:450], X[450:]), Y)
+    np.testing.assert_allclose(parts(Y[:50]), whole(Y[:50]), rtol=1e-9, atol=1e-9)
+    assert det_parts["gain_trace"] == pytest.approx(det["gain_trace"], rel=1e-9)

@@ -15,12 +15,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["spectral_filter", "low_rank_denoise", "ica_attack", "gavish_donoho_rank", "ks_statistic",
-           "wiener_reconstruction"]
+__all__ = ["spectral_filter", "low_rank_denoise", "low_rank_map", "ica_attack", "gavish_donoho_rank",
+           "ks_statistic", "wiener_reconstruction", "wiener_map"]
 
 
 def _standardise_stats(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,11 +70,9 @@ def gavish_donoho_rank(s: np.ndarray, n: int, m: int) -> int:
     return max(1, int((s > tau).sum()))
 
 
-def low_rank_denoise(Y: np.ndarray, *, out_rows: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-    """Rank-r reconstruction of the standardised release, r from the Gavish-Donoho threshold.
-
-    ``out_rows``: estimate only these rows (the subspace still comes from every row).
-    """
+def low_rank_map(Y: np.ndarray) -> tuple[Any, dict[str, Any]]:
+    """The rank-r denoising of the standardised release (r from the Gavish-Donoho threshold), fitted on every
+    row, as a map that estimates any block of the release's rows."""
     from ppdm.utils.linalg import gram
 
     n, m = Y.shape
@@ -83,7 +82,20 @@ def low_rank_denoise(Y: np.ndarray, *, out_rows: np.ndarray | None = None) -> tu
     tiny = s <= 1e-6 * (s[0] if s[0] > 0 else 1.0)  # an exactly low-rank release: keep its rank
     r = int((~tiny).sum()) if tiny.any() else gavish_donoho_rank(s, n, m)
     Vr = V[:, :r]
-    return (((_rows(Y, out_rows) - mu) / sd) @ Vr) @ Vr.T * sd + mu, {"rank_kept": int(r)}
+
+    def estimate(rows_of_y: np.ndarray) -> np.ndarray:
+        return (((rows_of_y - mu) / sd) @ Vr) @ Vr.T * sd + mu
+
+    return estimate, {"rank_kept": int(r)}
+
+
+def low_rank_denoise(Y: np.ndarray, *, out_rows: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Rank-r reconstruction of the standardised release, r from the Gavish-Donoho threshold.
+
+    ``out_rows``: estimate only these rows (the subspace still comes from every row).
+    """
+    estimate, details = low_rank_map(Y)
+    return estimate(_rows(Y, out_rows)), details
 
 
 def ks_statistic(a: np.ndarray, b_sorted: np.ndarray) -> float:
@@ -178,6 +190,46 @@ class _Affine:
         return (self.Y[rows] - self.mu) @ self.M - self.c
 
 
+def wiener_map(A: np.ndarray | Sequence[np.ndarray], Y: np.ndarray) -> tuple[Any, dict[str, Any]]:
+    """The Wiener (linear MMSE) estimate of :func:`wiener_reconstruction`, fitted on every row, as a map that
+    estimates any block of the release's rows. ``A``: the attacker's records, or several parts of them
+    (their union is never copied into one table)."""
+    from ppdm.utils.linalg import column_mean_std, gram
+
+    parts = [A] if isinstance(A, np.ndarray) else list(A)
+    n_a = sum(len(p) for p in parts)
+    mu = sum((p.sum(axis=0) for p in parts), np.zeros(Y.shape[1])) / max(n_a, 1)
+    if n_a > 1:
+        # the deviations about the union's mean, part by part, in row chunks
+        ss = np.zeros(Y.shape[1])
+        for p in parts:
+            if len(p):
+                m_p, s_p = column_mean_std(p, ddof=0)
+                ss += len(p) * (s_p ** 2 + (m_p - mu) ** 2)
+        sd = np.sqrt(ss / (n_a - 1))
+    else:
+        sd = np.full(Y.shape[1], np.nan)
+    sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
+    # covariances in the population's z-scores, accumulated in row chunks of the raw columns: no
+    # standardised copy of either table is made (a million-row release is compared with a million-row
+    # population)
+    Sa = sum((gram(p, offset=mu, scale=sd) for p in parts), np.zeros((Y.shape[1],) * 2)) / max(n_a - 1, 1)
+    finite = bool(np.isfinite(Y).all())
+    Yf = Y if finite else np.where(np.isfinite(Y), Y, mu)  # an unreadable value reads as the mean
+    ybar = Yf.mean(axis=0)
+    Sy = gram(Yf, offset=ybar, scale=sd) / max(len(Yf) - 1, 1)
+    W = Sa @ np.linalg.pinv(Sy, hermitian=True)
+
+    def estimate(rows_of_y: np.ndarray) -> np.ndarray:
+        rows_of_y = np.where(np.isfinite(rows_of_y), rows_of_y, mu)
+        X_hat = ((rows_of_y - ybar) / sd) @ W.T
+        X_hat *= sd
+        X_hat += mu
+        return X_hat
+
+    return estimate, {"gain_trace": float(np.trace(W))}
+
+
 def wiener_reconstruction(A: np.ndarray, Y: np.ndarray, *,
                           out_rows: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Linear minimum-mean-square-error estimate of the records from a release of additive noise.
@@ -185,22 +237,7 @@ def wiener_reconstruction(A: np.ndarray, Y: np.ndarray, *,
     The attacker holds the population (or a sample of it) ``A``: its covariance ``S_a`` in its own
     z-scores, with the release's covariance ``S_y`` in the same units, gives ``x^ = mu + S_a S_y^-1 (y - ybar)``
     (noise independent of the data; no known pairs needed). Works for any published noise level, because
-    the noise covariance is ``S_y - S_a``.
+    the noise covariance is ``S_y - S_a``. ``out_rows``: estimate only these rows (default all).
     """
-    from ppdm.utils.linalg import column_mean_std, gram
-
-    mu, sd = column_mean_std(A) if len(A) > 1 else (A.mean(axis=0), np.full(A.shape[1], np.nan))
-    sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
-    # covariances in the population's z-scores, accumulated in row chunks of the raw columns: no
-    # standardised copy of either table is made (a million-row release is compared with a million-row
-    # population); only the estimated rows (``out_rows``, default all) are ever built
-    Sa = gram(A, offset=A.mean(axis=0), scale=sd) / max(len(A) - 1, 1)
-    finite = bool(np.isfinite(Y).all())
-    Yf = Y if finite else np.where(np.isfinite(Y), Y, mu)  # an unreadable value reads as the mean
-    ybar = Yf.mean(axis=0)
-    Sy = gram(Yf, offset=ybar, scale=sd) / max(len(Yf) - 1, 1)
-    W = Sa @ np.linalg.pinv(Sy, hermitian=True)
-    X_hat = ((_rows(Yf, out_rows) - ybar) / sd) @ W.T
-    X_hat *= sd
-    X_hat += mu
-    return X_hat, {"gain_trace": float(np.trace(W))}
+    estimate, details = wiener_map(A, Y)
+    return estimate(_rows(Y, out_rows)), details

@@ -143,9 +143,9 @@ def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
     df.columns = [str(c) for c in df.columns]
     # Arrow's allocator keeps the decoded buffers' memory after pandas has copied them (about 1.3x the
     # table); hand it back before the work on the table starts
-    import pyarrow as pa
+    from ppdm.utils.memory import give_back
 
-    pa.default_memory_pool().release_unused()
+    give_back()
     return _check_rows(df, files[0].name)
 
 

@@ -31,6 +31,7 @@ from ppdm.release.config import (
     skipped_defaults,
 )
 from ppdm.release.sweep import Cache, cache_root, run_sweep, screen_and_confirm, sweep_backend
+from ppdm.utils.memory import give_back
 
 __all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_yaml", "ReleaseConfig"]
 
@@ -204,6 +205,7 @@ def _release(
         # the released numbers live on in X: the frame keeps only what reaches the release unchanged (on a
         # million-row table that is the table's size less in memory through the whole sweep)
         df = df.drop(columns=list(schema.released))
+        give_back()  # the dropped columns' buffers (Arrow keeps those of a Parquet input)
     y = _label_text(df[label]) if label else None
     label_note = None
     if y is not None:
@@ -320,6 +322,7 @@ def _release(
         c["verdict"] = reasons[i]
         c["chosen"] = i == best
     chosen = cands[best]
+    give_back()  # the sweep's freed working memory, before the chosen release is made from all rows
     return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=label_note,
                           escape_formulas=escape_formulas, codec=codec, infos=infos)

@@ -210,7 +210,7 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
     ``max_targets``: measure on a seeded sample of at most that many people on each side (a large table);
     each still searches every reconstructed row.
     """
-    from ppdm.attacks._filtering import low_rank_denoise, wiener_reconstruction
+    from ppdm.attacks._filtering import low_rank_map, wiener_map
     from ppdm.attacks._linkage import nearest_in_pool
 
     n_all = len(A_in) + len(A_out)
@@ -229,14 +229,15 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
         missed = np.abs(med - truth) > tol
         return float((np.abs(est - truth) <= tol)[missed].mean()) if missed.any() else 0.0
 
-    def reconstruction(name: str) -> np.ndarray:
-        # one at a time: each is the size of the release
+    def reconstruction(name: str) -> Any:
+        """The reconstruction as a map of blocks of released rows (none is ever the release's size)."""
         if name == "face_value":
-            return B
+            return lambda rows: rows
         if name == "mmse":
-            return wiener_reconstruction(np.vstack([A_in, A_out]), B)[0]
-        return low_rank_denoise(B)[0]
+            return wiener_map(population, B)[0]
+        return low_rank_map(B)[0]
 
+    population = (A_in, A_out)  # the Wiener attacker's records: all of them, not the sampled targets
     if max_targets is not None:
         rng = np.random.default_rng([seed, 13])
         if len(A_in) > max_targets:
@@ -246,13 +247,18 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
     Z_in, Z_out = (A_in - mu) / sd, (A_out - mu) / sd
     out: dict[str, Any] = {}
     for name in ("face_value", "mmse", "low_rank_denoise"):
-        R = reconstruction(name)
-        if not np.isfinite(R).all():
-            R = np.where(np.isfinite(R), R, med)
-        # the reconstructed rows are searched in population z-scores a block at a time (no z-scored copy)
-        main = share(R[nearest_in_pool(Z_in, R, None, lambda r: (r - mu) / sd)], A_in)
-        ctrl = share(R[nearest_in_pool(Z_out, R, None, lambda r: (r - mu) / sd)], A_out)
-        del R
+        estimate = reconstruction(name)
+
+        def readable(rows: np.ndarray, estimate: Any = estimate) -> np.ndarray:
+            R = estimate(rows)
+            return R if np.isfinite(R).all() else np.where(np.isfinite(R), R, med)
+
+        def in_z(rows: np.ndarray, readable: Any = readable) -> np.ndarray:
+            return (readable(rows) - mu) / sd
+
+        # every reconstructed row is searched, in population z-scores, a block of the release at a time
+        main = share(readable(B[nearest_in_pool(Z_in, B, None, in_z)]), A_in)
+        ctrl = share(readable(B[nearest_in_pool(Z_out, B, None, in_z)]), A_out)
         out[name] = {"main": main, "control": ctrl, "excess": max(0.0, main - ctrl)}
     worst = max(out, key=lambda k: out[k]["excess"])
     return {"excess": out[worst]["excess"], "attack": worst, "by_reconstruction": out}

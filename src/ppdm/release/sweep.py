@@ -121,6 +121,7 @@ def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, 
     from joblib import Parallel, delayed
 
     from ppdm.release.candidates import describe
+    from ppdm.utils.memory import give_back
 
     results: dict[int, dict[str, Any]] = {}
     todo = []
@@ -152,6 +153,8 @@ def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, 
                 if "failed" not in res:
                     cache.put(jobs[i][0], res)
                 results[i] = res | {"cached": False}
+                if n_workers == 1:
+                    give_back()  # a candidate scored here freed its table-sized arrays: hand them back
                 bar.advance(task)
                 bar.update(task, unit=_count(len(results), len(jobs)))
     return [results[i] for i in range(len(jobs))]
