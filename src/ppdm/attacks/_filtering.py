@@ -28,9 +28,7 @@ def _standardise_stats(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Column means and deviations of the release, without copying it."""
     from ppdm.utils.linalg import column_mean_std
 
-    mu, sd = column_mean_std(Y)
-    if len(Y) < 2:
-        sd = np.full(Y.shape[1], np.nan)
+    mu, sd = column_mean_std(Y)  # nan below two rows
     # a column constant up to rounding (a release of identical rows) stays constant: scaling its rounding
     # noise up to unit variance would invent a signal
     top = np.maximum(Y.max(axis=0, initial=-np.inf), -Y.min(axis=0, initial=np.inf)) if len(Y) else np.zeros(0)
@@ -123,10 +121,10 @@ def ica_attack(
     from scipy.optimize import linear_sum_assignment
     from sklearn.decomposition import FastICA
 
-    from ppdm.utils.linalg import column_mean_std
+    from ppdm.utils.linalg import column_mean_std, gram
 
     n, m = X.shape
-    p = Y.shape[1]
+    n_y, p = Y.shape
     mu_y, sd_y = _standardise_stats(Y)
     fit_rows = None if len(Y) <= ICA_FIT_ROWS else np.sort(rng.choice(len(Y), ICA_FIT_ROWS, replace=False))
     fit = (_rows(Y, fit_rows) - mu_y) / sd_y
@@ -147,14 +145,17 @@ def ica_attack(
         # the unmixing is estimated from at most ICA_FIT_ROWS rows (a seeded sample), then applied to every row
         ica.fit(fit)
     del fit
-    # the sources are affine in the release: their scales over every row come from the release's moments
+    # the sources are affine in the release, s = (y - mu_y) M - c: over every row their mean is -c and
+    # their variances the diagonal of M^T Cov(Y) M, from the release's Gram matrix (no sources table is made)
     unmix = ica.components_.T / sd_y[:, None]  # y -> source, in the release's own units
+    shift = ica.mean_ @ ica.components_.T
+    s_mu = -shift
+    s_var = np.einsum("ij,ik,kj->j", unmix, gram(Y, offset=mu_y), unmix) / max(n_y, 1)
+    s_sd = np.sqrt(np.clip(s_var, 0.0, None))
+    s_sd = np.where(s_sd == 0, 1.0, s_sd)
 
     def sources(rows: np.ndarray | None) -> np.ndarray:
-        return (_rows(Y, rows) - mu_y) @ unmix - (ica.mean_ @ ica.components_.T)
-
-    s_mu, s_sd = column_mean_std(_Affine(Y, mu_y, unmix, ica.mean_ @ ica.components_.T), ddof=0)
-    s_sd = np.where(s_sd == 0, 1.0, s_sd)
+        return (_rows(Y, rows) - mu_y) @ unmix - shift
     # the attacker's knowledge: each column's distribution (standardised for matching, raw for rescaling)
     mu, sd = column_mean_std(X, ddof=0)
     sd = np.where(sd == 0, 1.0, sd)
@@ -176,39 +177,15 @@ def ica_attack(
     return X_hat, {"components": int(k), "mean_ks_distance": float(cost[r, c].mean())}
 
 
-class _Affine:
-    """The rows of ``(Y - mu) @ M - c`` on demand (slices and row selections), never all at once."""
-
-    def __init__(self, Y: np.ndarray, mu: np.ndarray, M: np.ndarray, c: np.ndarray) -> None:
-        self.Y, self.mu, self.M, self.c = Y, mu, M, c
-        self.shape = (Y.shape[0], M.shape[1])
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
-    def __getitem__(self, rows: Any) -> np.ndarray:
-        return (self.Y[rows] - self.mu) @ self.M - self.c
-
-
 def wiener_map(A: np.ndarray | Sequence[np.ndarray], Y: np.ndarray) -> tuple[Any, dict[str, Any]]:
     """The Wiener (linear MMSE) estimate of :func:`wiener_reconstruction`, fitted on every row, as a map that
     estimates any block of the release's rows. ``A``: the attacker's records, or several parts of them
     (their union is never copied into one table)."""
-    from ppdm.utils.linalg import column_mean_std, gram
+    from ppdm.utils.linalg import gram, union_mean_std
 
     parts = [A] if isinstance(A, np.ndarray) else list(A)
     n_a = sum(len(p) for p in parts)
-    mu = sum((p.sum(axis=0) for p in parts), np.zeros(Y.shape[1])) / max(n_a, 1)
-    if n_a > 1:
-        # the deviations about the union's mean, part by part, in row chunks
-        ss = np.zeros(Y.shape[1])
-        for p in parts:
-            if len(p):
-                m_p, s_p = column_mean_std(p, ddof=0)
-                ss += len(p) * (s_p ** 2 + (m_p - mu) ** 2)
-        sd = np.sqrt(ss / (n_a - 1))
-    else:
-        sd = np.full(Y.shape[1], np.nan)
+    mu, sd = union_mean_std(parts)
     sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
     # covariances in the population's z-scores, accumulated in row chunks of the raw columns: no
     # standardised copy of either table is made (a million-row release is compared with a million-row

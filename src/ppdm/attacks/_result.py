@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AttackResult", "reconstruction_scores", "reconstruction_scores_rows", "no_release_scores",
+__all__ = ["AttackResult", "reconstruction_scores_rows", "no_release_scores",
            "ORIGINAL_SCORES", "t_interval", "beyond_baseline"]
 
 # re-identification of reconstructions is scored on at most this many attacked records (against all records)
@@ -97,14 +97,10 @@ def within_pct(X_hat: np.ndarray, X: np.ndarray, pct: float = 5.0) -> float:
     return float((np.abs(X_hat - X) <= pct / 100.0 * np.abs(X) + 1e-12 * (np.abs(X) + 1)).mean())
 
 
-def reidentification(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> float:
-    """Share of reconstructed rows whose nearest original row (among all) is their own."""
-    return reidentification_rows(X_hat[rows], X, rows, rng)
-
-
 def reidentification_rows(X_hat_rows: np.ndarray, X: np.ndarray, rows: np.ndarray,
                           rng: np.random.Generator) -> float:
-    """:func:`reidentification` of an estimate given for ``rows`` (sorted) only."""
+    """Share of the estimated ``rows`` (sorted; ``X_hat_rows[i]`` estimates ``X[rows[i]]``) whose nearest
+    original row (among all) is their own."""
     from ppdm.utils.neighbors import nearest_neighbors
 
     pos = np.arange(len(rows))
@@ -124,22 +120,15 @@ def beyond_baseline(X_hat: np.ndarray, X: np.ndarray, pct: float = 5.0) -> float
     return float((np.abs(X_hat - X) <= tol)[missed].mean())
 
 
-def reconstruction_scores(
-    X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
-    median: np.ndarray | None = None,
-) -> dict[str, float]:
-    """RMSE, within-5 % share (raw and beyond the median guess) and re-identification of a reconstruction.
-
-    ``median``: the columns' medians of ``X`` when the caller has them (they fill non-finite estimates).
-    """
-    return reconstruction_scores_rows(X_hat[rows], X, rows, rng, median)
-
-
 def reconstruction_scores_rows(
     X_hat_rows: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
     median: np.ndarray | None = None,
 ) -> dict[str, float]:
-    """:func:`reconstruction_scores` of an estimate given for ``rows`` (sorted) only."""
+    """RMSE, within-5 % share (raw and beyond the median guess) and re-identification of a reconstruction
+    given for ``rows`` (sorted) only.
+
+    ``median``: the columns' medians of ``X`` when the caller has them (they fill non-finite estimates).
+    """
     if not np.isfinite(X_hat_rows).all():
         X_hat_rows = np.where(np.isfinite(X_hat_rows), X_hat_rows, np.median(X, axis=0) if median is None else median)
     truth = X[rows]

@@ -19,6 +19,7 @@ from ppdm.attacks._result import (
 )
 from ppdm.attacks._threat import ThreatModel
 from ppdm.exceptions import InputError, ParameterError
+from ppdm.utils.linalg import column_mean_std
 
 __all__ = ["ATTACKS", "AttackSpec", "run_attacks", "run_attacks_named", "targeted_attacks", "applicable_attacks",
            "attack_tables"]
@@ -259,10 +260,15 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
     # the rows whose risk is measured: all, or the seeded sample of targets of a large table
     scored = everyone if targets is None else np.sort(np.asarray(targets, dtype=np.int64))
 
+    def scored_among(rows: np.ndarray) -> np.ndarray:
+        """The attacked ``rows`` whose risk is measured (all of them when none is a target)."""
+        kept = rows if targets is None else np.intersect1d(rows, scored, assume_unique=True)
+        return kept if len(kept) else rows
+
     def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
                det: dict[str, Any]) -> dict[str, Any]:
-        kept = rows if targets is None else np.intersect1d(rows, scored, assume_unique=True)
-        return _recon_scores(X_hat, X, kept if len(kept) else rows, rng, det, median)
+        kept = scored_among(rows)
+        return _recon_rows(X_hat[kept], X, kept, rng, det, median)
 
     if name in ("known_io", "distance"):
         known = known_fixed if known_fixed is not None else _draw(rng, n, t.n_pairs(n, Y.shape[1]))
@@ -270,8 +276,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         if name == "known_io":
             from ppdm.attacks._known_io import known_io_attack
 
-            kept = attacked if targets is None else np.intersect1d(attacked, scored, assume_unique=True)
-            kept = kept if len(kept) else attacked
+            kept = scored_among(attacked)
             X_hat, det = known_io_attack(X, Y, known, marginals=t.marginals, rng=rng, out_rows=kept)
             return _recon_rows(_clip(X_hat, X, t), X, kept, rng, det, median)
         from ppdm.attacks._distance import distance_attack
@@ -283,13 +288,11 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
 
         sample = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
         attacked = np.setdiff1d(everyone, sample) if not t.population else everyone
-        attacked = attacked if len(attacked) else everyone
-        kept = attacked if targets is None else np.intersect1d(attacked, scored, assume_unique=True)
-        kept = kept if len(kept) else attacked
+        kept = scored_among(attacked if len(attacked) else everyone)
         loc = scale = None
         if Y.shape[1] == m:
             # in the attacker's z-scores: ppdm's rotations and projections act on standardised data
-            loc, scale = _column_moments(X, None if t.population else sample)
+            loc, scale = column_mean_std(X, None if t.population else sample)
             scale = np.where((scale == 0) | ~np.isfinite(scale), 1.0, scale)
         # only the scored rows are reconstructed: a large table's estimate is never table-sized
         X_hat, det = pca_attack(X, Y, sample, out_rows=kept, loc=loc, scale=scale)
@@ -355,19 +358,6 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
 def _clip(X_hat: np.ndarray, X: np.ndarray, t: ThreatModel) -> np.ndarray:
     """An attacker who knows each column's distribution keeps estimates inside the column's range."""
     return np.clip(X_hat, X.min(axis=0), X.max(axis=0)) if t.marginals else X_hat
-
-
-def _column_moments(X: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and standard deviation (ddof 1) of every column over ``rows`` (None: all), a column at a time
-    (no copy of the table)."""
-    cols = [X[:, j] if rows is None else X[rows, j] for j in range(X.shape[1])]
-    return (np.array([c.mean() for c in cols]) if cols else np.zeros(0),
-            np.array([c.std(ddof=1) for c in cols]) if cols else np.zeros(0))
-
-
-def _recon_scores(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
-                  det: dict[str, Any], median: np.ndarray | None = None) -> dict[str, Any]:
-    return _recon_rows(X_hat[rows], X, rows, rng, det, median)
 
 
 def _recon_rows(X_hat_rows: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,

@@ -212,15 +212,9 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
     """
     from ppdm.attacks._filtering import low_rank_map, wiener_map
     from ppdm.attacks._linkage import nearest_in_pool
+    from ppdm.utils.linalg import union_mean_std
 
-    n_all = len(A_in) + len(A_out)
-    mu = (A_in.sum(axis=0) + A_out.sum(axis=0)) / n_all
-
-    def squares(A: np.ndarray) -> np.ndarray:  # in row chunks: no table-sized temporaries
-        return sum((((A[s:s + 65_536] - mu) ** 2).sum(axis=0) for s in range(0, len(A), 65_536)),
-                   np.zeros(A.shape[1]))
-
-    sd = np.sqrt((squares(A_in) + squares(A_out)) / max(n_all - 1, 1))
+    mu, sd = union_mean_std([A_in, A_out])
     sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
     med = np.array([np.median(np.concatenate([A_in[:, j], A_out[:, j]])) for j in range(A_in.shape[1])])
 
@@ -253,12 +247,9 @@ def linked_value_disclosure(A_in: np.ndarray, B: np.ndarray, A_out: np.ndarray, 
             R = estimate(rows)
             return R if np.isfinite(R).all() else np.where(np.isfinite(R), R, med)
 
-        def in_z(rows: np.ndarray, readable: Any = readable) -> np.ndarray:
-            return (readable(rows) - mu) / sd
-
         # every reconstructed row is searched, in population z-scores, a block of the release at a time
-        main = share(readable(B[nearest_in_pool(Z_in, B, None, in_z)]), A_in)
-        ctrl = share(readable(B[nearest_in_pool(Z_out, B, None, in_z)]), A_out)
+        main = share(readable(B[nearest_in_pool(Z_in, B, None, lambda b: (readable(b) - mu) / sd)]), A_in)
+        ctrl = share(readable(B[nearest_in_pool(Z_out, B, None, lambda b: (readable(b) - mu) / sd)]), A_out)
         out[name] = {"main": main, "control": ctrl, "excess": max(0.0, main - ctrl)}
     worst = max(out, key=lambda k: out[k]["excess"])
     return {"excess": out[worst]["excess"], "attack": worst, "by_reconstruction": out}

@@ -137,17 +137,11 @@ def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, 
             n_workers = workers(len(todo))
             follow = steps and n_workers == 1 and progress
             own = bar.add_task("", total=100, visible=False, unit="") if follow else None
-
-            def on_step(what: str, done: float) -> None:
-                bar.update(own, completed=100 * done, unit=what)
-
             par = Parallel(n_jobs=n_workers, return_as="generator_unordered")
             calls = []
             for i in todo:
-                extra = {}
-                if follow:
-                    # the task starts when the (in-process) generator reaches it: reset the candidate's bar then
-                    extra = {"on_step": _first_resets(bar, own, f"  {describe(jobs[i][1], jobs[i][2])}", on_step)}
+                name = f"  {describe(jobs[i][1], jobs[i][2])}"
+                extra = {"on_step": _candidate_steps(bar, own, name)} if follow else {}
                 calls.append(delayed(indexed)(i, fn, X, y, jobs[i][1], jobs[i][2], **kw, **extra))
             for i, res in par(calls):
                 if "failed" not in res:
@@ -164,17 +158,19 @@ def _count(done: int, total: int) -> str:
     return f"{done}/{total} candidates"
 
 
-def _first_resets(bar: Any, task: Any, name: str, on_step: Any) -> Any:
-    """``on_step`` for one candidate: its first call restarts the candidate's bar (elapsed time and ETA)."""
-    started = []
+def _candidate_steps(bar: Any, task: Any, name: str) -> Any:
+    """``on_step(what, done)`` for one candidate's steps on ``task``. The candidate starts when the in-process
+    generator reaches it, so its first step restarts the bar (its elapsed time and ETA)."""
+    started = False
 
-    def call(what: str, done: float) -> None:
+    def on_step(what: str, done: float) -> None:
+        nonlocal started
         if not started:
-            started.append(True)
+            started = True
             bar.reset(task, total=100, description=name, visible=True)
-        on_step(what, done)
+        bar.update(task, completed=100 * done, unit=what)
 
-    return call
+    return on_step
 
 
 def _bar(title: str, progress: bool) -> Any:

@@ -8,13 +8,14 @@ ARPACK (``lanczos``) or a randomized range finder.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["SVD_SOLVERS", "choose_solver", "thin_svd", "gram", "svd_flip_v", "column_mean_std"]
+__all__ = ["SVD_SOLVERS", "choose_solver", "thin_svd", "gram", "svd_flip_v", "column_mean_std",
+           "union_mean_std"]
 
 SVD_SOLVERS = ("auto", "exact", "gram", "lanczos", "randomized")
 
@@ -50,13 +51,23 @@ def column_mean_std(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every column's mean and standard deviation over ``rows`` (None: all), in two passes over row chunks:
     no copy of the table (nor of its selected rows) is made."""
-    n = X.shape[0] if rows is None else len(rows)
-    m = X.shape[1]
+    return union_mean_std([X], rows, ddof=ddof, chunk_rows=chunk_rows)
+
+
+def union_mean_std(
+    parts: Sequence[np.ndarray], rows: np.ndarray | None = None, *, ddof: int = 1, chunk_rows: int = _CHUNK_ROWS
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`column_mean_std` of the rows of several tables taken together (``rows``: of a single table),
+    without joining them into one."""
+    m = parts[0].shape[1]
+    n = sum(p.shape[0] for p in parts) if rows is None else len(rows)
 
     def chunks() -> Iterator[np.ndarray]:
-        for start in range(0, n, chunk_rows):
-            yield np.asarray(X[start:start + chunk_rows] if rows is None else X[rows[start:start + chunk_rows]],
-                             dtype=np.float64)
+        for p in parts:
+            size = p.shape[0] if rows is None else len(rows)
+            for start in range(0, size, chunk_rows):
+                yield np.asarray(p[start:start + chunk_rows] if rows is None else p[rows[start:start + chunk_rows]],
+                                 dtype=np.float64)
 
     if n == 0:
         return np.full(m, np.nan), np.full(m, np.nan)
