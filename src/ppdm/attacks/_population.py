@@ -60,6 +60,50 @@ def _nearest_random_ties(Q: np.ndarray, P: np.ndarray, rng: np.random.Generator,
     return idx[np.arange(len(Q)), keys.argmin(axis=1)]
 
 
+def _nearest_1d_random_ties(q: np.ndarray, p: np.ndarray, rng: np.random.Generator, k: int = 8) -> np.ndarray:
+    """:func:`_nearest_random_ties` for one column, by sorting instead of a distance search: exact, every
+    tie (equal distance, either side) equally likely. Draws from ``rng`` what the search would (a key per
+    query and neighbour), so the attacks after it see the same random stream."""
+    keys = rng.random((len(q), min(k, len(p))))[:, 0]
+    order = np.argsort(p, kind="stable")
+    ps = p[order]
+    pos = np.searchsorted(ps, q)
+    left = np.abs(q - ps[np.clip(pos - 1, 0, len(ps) - 1)])
+    right = np.abs(ps[np.clip(pos, 0, len(ps) - 1)] - q)
+    left[pos == 0], right[pos == len(ps)] = np.inf, np.inf
+    best = np.minimum(left, right)
+    tol = 1e-12 + 1e-12 * best  # the search's tie rule: np.isclose(distance, best, rtol=1e-12, atol=1e-12)
+    lo1, hi1 = np.searchsorted(ps, q - best - tol, "left"), np.searchsorted(ps, q - best + tol, "right")
+    lo2, hi2 = np.searchsorted(ps, q + best - tol, "left"), np.searchsorted(ps, q + best + tol, "right")
+    overlap = lo2 <= hi1  # the two runs of tied values touch (best ~ 0): one run
+    hi1 = np.where(overlap, np.maximum(hi1, hi2), hi1)
+    lo2, hi2 = np.where(overlap, hi1, lo2), np.where(overlap, hi1, hi2)
+    n1, count = hi1 - lo1, (hi1 - lo1) + (hi2 - lo2)
+    draw = np.minimum((keys * count).astype(np.int64), count - 1)
+    return order[np.where(draw < n1, lo1 + draw, lo2 + draw - n1)]
+
+
+#: sorted k-NN distance profiles of recent attacker pools: the pool is the same for every candidate of a
+#: sweep, so its profile is found once (keyed by the pool's bytes, never by identity)
+_PROFILE_CACHE: dict[tuple[str, int], np.ndarray] = {}
+_PROFILE_CACHE_SIZE = 4
+
+
+def _pool_profile(Za: np.ndarray, k: int) -> np.ndarray:
+    """Each pool row's sorted distances to its ``k`` nearest other rows (a read-only array, shared)."""
+    import hashlib
+
+    key = (hashlib.blake2b(np.ascontiguousarray(Za).data, digest_size=16).hexdigest() + str(Za.shape), k)
+    hit = _PROFILE_CACHE.get(key)
+    if hit is None:
+        hit = np.sort(nearest_neighbors(Za, Za, k, exclude_self=True, return_distance=True)[1], axis=1)
+        hit.flags.writeable = False
+        while len(_PROFILE_CACHE) >= _PROFILE_CACHE_SIZE:
+            _PROFILE_CACHE.pop(next(iter(_PROFILE_CACHE)))
+        _PROFILE_CACHE[key] = hit
+    return hit
+
+
 def _rate(pick: np.ndarray, truth: np.ndarray) -> float:
     return float(np.mean(pick == truth)) if len(truth) else 0.0
 
@@ -125,12 +169,12 @@ def population_linkage(
         # distance to the population centre (rotations and orthonormal maps about the centre keep it)
         na = np.linalg.norm(Za, axis=1)
         nb = np.linalg.norm(Zt, axis=1)
-        rates["norm"] = _rate(_nearest_random_ties(nb[:, None], na[:, None], rng), where)
+        rates["norm"] = _rate(_nearest_1d_random_ties(nb, na, rng), where)
         if len(pool) > PROFILE_K + 1 and len(pool) <= MAX_PROFILE_ROWS:
             k = PROFILE_K
             Zb_all = (Y[pool] - mu) / sd
             Zb_all = np.where(np.isfinite(Zb_all), Zb_all, 0.0)
-            da = np.sort(nearest_neighbors(Za, Za, k, exclude_self=True, return_distance=True)[1], axis=1)
+            da = _pool_profile(Za, k)
             db = np.sort(nearest_neighbors(Zb_all, Zb_all, k, exclude_self=True, return_distance=True)[1], axis=1)
             rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
         published = mechanism or {}
@@ -156,7 +200,7 @@ def population_linkage(
         # own median nearest-neighbour distance
         k = PROFILE_K
         Yp = np.where(np.isfinite(Y[pool]), Y[pool], 0.0)
-        da = np.sort(nearest_neighbors(Za, Za, k, exclude_self=True, return_distance=True)[1], axis=1)
+        da = _pool_profile(Za, k) / 1.0  # a private copy, scaled below
         db = np.sort(nearest_neighbors(Yp, Yp, k, exclude_self=True, return_distance=True)[1], axis=1)
         da /= max(float(np.median(da[:, 0])), 1e-12)
         db /= max(float(np.median(db[:, 0])), 1e-12)
