@@ -4,6 +4,7 @@ give the answers of the plain searches they replace, computed here with numpy on
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,3 +75,31 @@ def test_population_rates_are_the_same_with_the_profile_found_or_remembered() ->
     cold = population_linkage(X, Y, np.random.default_rng(5))
     warm = population_linkage(X, Y, np.random.default_rng(5))
     assert cold["rates"] == warm["rates"] and "profile" in cold["rates"]
+
+
+def _z(X: np.ndarray) -> np.ndarray:
+    return (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+
+
+@pytest.mark.parametrize("block", [10**9, 70])
+def test_the_pool_in_blocks_gives_the_plain_population_answers(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    monkeypatch.setattr(_population, "POOL_BLOCK", block)
+    rng = np.random.default_rng(4)
+    n = 500
+    X = rng.normal(size=(n, 4)) @ rng.normal(size=(4, 4)) + 3.0
+    Y = X + rng.normal(0, 0.6, X.shape)
+    group = rng.integers(0, 3, n).astype(str)[:, None]
+    targets = np.sort(rng.choice(n, 200, replace=False))
+    res = population_linkage(X, Y, np.random.default_rng(0), targets=targets, categories=(group, group),
+                             mechanism={"method": "mult-noise", "preprocess": "zscore", "params": {"sigma": 0.3}})
+    mu, sd = X.mean(axis=0), X.std(axis=0, ddof=1)
+    Za, Zt = _z(X), (Y[targets] - mu) / sd
+    d = ((Zt[:, None, :] - Za[None, :, :]) ** 2).sum(axis=2)
+    assert res["rates"]["population_z"] == np.mean(d.argmin(axis=1) == targets)
+    na, nb = np.linalg.norm(Za, axis=1), np.linalg.norm(Zt, axis=1)
+    assert res["rates"]["norm"] == np.mean(np.abs(nb[:, None] - na[None, :]).argmin(axis=1) == targets)
+    same = group[targets, 0][:, None] == group[None, :, 0]
+    assert res["rates"]["mixed"] == np.mean(np.where(same, d, np.inf).argmin(axis=1) == targets)
+    a = np.where(np.abs(Za) < 1e-6, 1e-6, Za)
+    nll = ((Zt[:, None, :] - a[None]) ** 2 / (2 * 0.3 ** 2 * a[None] ** 2)).sum(axis=2) + np.log(np.abs(a)).sum(1)
+    assert res["rates"]["multiplicative"] == np.mean(nll.argmin(axis=1) == targets)

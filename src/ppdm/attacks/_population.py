@@ -36,28 +36,86 @@ MAX_PROFILE_ROWS = 50_000
 PROFILE_K = 10
 
 
-def _zscores(X: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The pool ``X[rows]`` (None: all of X) in its own z-scores, as one new array, with the means and
-    deviations (a constant column gets 1)."""
-    from ppdm.utils.linalg import column_mean_std
+#: rows of the attacker's pool put into z-scores at a time: a large pool is never copied whole
+POOL_BLOCK = 131_072
 
-    Z = np.array(X if rows is None else X[rows], dtype=np.float64)
-    mu, sd = column_mean_std(Z) if len(Z) > 1 else (Z.mean(axis=0), np.ones(Z.shape[1]))
-    sd = np.where(~np.isfinite(sd) | (sd == 0), 1.0, sd)
-    Z -= mu
-    Z /= sd
-    return Z, mu, sd
+
+class _Pool:
+    """The attacker's pool ``X[rows]`` (None: all of X) in its own z-scores, made a block of rows at a time.
+
+    ``mu``, ``sd``: the pool's column means and deviations (ddof 1; a constant column gets 1).
+    """
+
+    def __init__(self, X: np.ndarray, rows: np.ndarray | None) -> None:
+        from ppdm.utils.linalg import column_mean_std
+
+        self.X, self.rows = X, rows
+        self.n = len(X) if rows is None else len(rows)
+        if self.n > 1:
+            mu, sd = column_mean_std(X, rows)
+        else:
+            mu, sd = np.asarray(self.take(None, raw=True).mean(axis=0)), np.ones(X.shape[1])
+        self.mu, self.sd = mu, np.where(~np.isfinite(sd) | (sd == 0), 1.0, sd)
+
+    def take(self, positions: np.ndarray | slice | None, *, raw: bool = False) -> np.ndarray:
+        """The pool rows at ``positions`` (None: all) as a new array, in z-scores (``raw``: as they are)."""
+        sel = slice(None) if positions is None else positions
+        if self.rows is None:
+            Z = np.array(self.X[sel], dtype=np.float64)
+        else:
+            Z = np.array(self.X[self.rows[sel]], dtype=np.float64)
+        if not raw:
+            Z -= self.mu
+            Z /= self.sd
+        return Z
+
+    def norms(self) -> np.ndarray:
+        """Every pool row's distance to the pool's centre, in z-scores."""
+        out = np.empty(self.n)
+        for start in range(0, self.n, POOL_BLOCK):
+            Z = self.take(slice(start, start + POOL_BLOCK))
+            out[start:start + len(Z)] = np.sqrt(np.einsum("ij,ij->i", Z, Z))
+        return out
+
+
+def _pick_among(idx: np.ndarray, dist: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per row, one of the candidates ``idx`` (nearest first) at the least distance, chosen at random."""
+    best = dist[:, :1]
+    tied = np.isclose(dist, best, rtol=1e-12, atol=1e-12)
+    # a random tied column per row: random keys, non-tied columns pushed out
+    keys = rng.random(idx.shape) + np.where(tied, 0.0, 2.0)
+    return idx[np.arange(len(idx)), keys.argmin(axis=1)]
 
 
 def _nearest_random_ties(Q: np.ndarray, P: np.ndarray, rng: np.random.Generator, k: int = 8) -> np.ndarray:
     """Index of the nearest row of P for every row of Q, ties (equal distance) broken at random."""
     k = min(k, len(P))
     idx, dist = nearest_neighbors(Q, P, k, return_distance=True)
-    best = dist[:, :1]
-    tied = np.isclose(dist, best, rtol=1e-12, atol=1e-12)
-    # a random tied column per row: random keys, non-tied columns pushed out
-    keys = rng.random(idx.shape) + np.where(tied, 0.0, 2.0)
-    return idx[np.arange(len(Q)), keys.argmin(axis=1)]
+    return _pick_among(idx, dist, rng)
+
+
+def _nearest_in_pool_random_ties(Q: np.ndarray, pool: _Pool, rng: np.random.Generator,
+                                 positions: np.ndarray | None = None, k: int = 8) -> np.ndarray:
+    """:func:`_nearest_random_ties` against the pool's rows at ``positions`` (None: all), in z-scores: index
+    into those rows. A large pool is searched a block at a time, keeping each query's ``k`` nearest so far
+    (earlier rows first among equals, as one search orders them)."""
+    size = pool.n if positions is None else len(positions)
+    if size <= POOL_BLOCK:
+        return _nearest_random_ties(Q, pool.take(positions), rng, k)
+    k = min(k, size)
+    idx = dist = None
+    for start in range(0, size, POOL_BLOCK):
+        sel = slice(start, start + POOL_BLOCK) if positions is None else positions[start:start + POOL_BLOCK]
+        P = pool.take(sel)
+        i, d = nearest_neighbors(Q, P, min(k, len(P)), return_distance=True)
+        i = i + start
+        if idx is None:
+            idx, dist = i, d
+            continue
+        both_i, both_d = np.hstack([idx, i]), np.hstack([dist, d])
+        keep = np.argsort(both_d, axis=1, kind="stable")[:, :k]
+        idx, dist = np.take_along_axis(both_i, keep, axis=1), np.take_along_axis(both_d, keep, axis=1)
+    return _pick_among(idx, dist, rng)
 
 
 def _nearest_1d_random_ties(q: np.ndarray, p: np.ndarray, rng: np.random.Generator, k: int = 8) -> np.ndarray:
@@ -155,7 +213,8 @@ def population_linkage(
     n = X.shape[0]
     pool = np.arange(n) if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
     tgt = pool if targets is None else np.asarray(targets, dtype=np.int64)
-    Za, mu, sd = _zscores(X, None if rows is None else pool)
+    pz = _Pool(X, None if rows is None else pool)
+    mu, sd = pz.mu, pz.sd
     same = Y.shape[1] == X.shape[1]
     rates: dict[str, float] = {}
     details: dict[str, Any] = {}
@@ -165,28 +224,26 @@ def population_linkage(
         Zt = (Y[tgt] - mu) / sd
         finite = np.isfinite(Zt).all(axis=1)
         Zt = np.where(np.isfinite(Zt), Zt, 0.0)
-        rates["population_z"] = _rate(np.where(finite, _nearest_random_ties(Zt, Za, rng), -1), where)
+        rates["population_z"] = _rate(np.where(finite, _nearest_in_pool_random_ties(Zt, pz, rng), -1), where)
         # distance to the population centre (rotations and orthonormal maps about the centre keep it)
-        na = np.linalg.norm(Za, axis=1)
-        nb = np.linalg.norm(Zt, axis=1)
-        rates["norm"] = _rate(_nearest_1d_random_ties(nb, na, rng), where)
+        rates["norm"] = _rate(_nearest_1d_random_ties(np.linalg.norm(Zt, axis=1), pz.norms(), rng), where)
         if len(pool) > PROFILE_K + 1 and len(pool) <= MAX_PROFILE_ROWS:
             k = PROFILE_K
             Zb_all = (Y[pool] - mu) / sd
             Zb_all = np.where(np.isfinite(Zb_all), Zb_all, 0.0)
-            da = _pool_profile(Za, k)
+            da = _pool_profile(pz.take(None), k)
             db = np.sort(nearest_neighbors(Zb_all, Zb_all, k, exclude_self=True, return_distance=True)[1], axis=1)
             rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
         published = mechanism or {}
         if published.get("method") == "mult-noise" and published.get("preprocess") == "zscore":
             sigma = float(published.get("params", {}).get("sigma", 0.1))
-            rates["multiplicative"] = _rate(_multiplicative_pick(Za, Zt, sigma), where)
+            rates["multiplicative"] = _rate(_multiplicative_pick(pz, Zt, sigma), where)
         cells = len(tgt) * len(pool)
         if cells <= MAX_ASSIGNMENT_CELLS:
             from scipy.optimize import linear_sum_assignment
 
             perm = rng.permutation(len(tgt))  # hide the release's row order from the solver
-            Zp = Zt[perm]
+            Zp, Za = Zt[perm], pz.take(None)  # a small pool: at most the cells above
             cost = (Zp ** 2).sum(1)[:, None] - 2.0 * Zp @ Za.T + (Za ** 2).sum(1)[None, :]
             r, c = linear_sum_assignment(cost)
             pick = np.full(len(tgt), -1, dtype=np.int64)
@@ -200,7 +257,7 @@ def population_linkage(
         # own median nearest-neighbour distance
         k = PROFILE_K
         Yp = np.where(np.isfinite(Y[pool]), Y[pool], 0.0)
-        da = _pool_profile(Za, k) / 1.0  # a private copy, scaled below
+        da = _pool_profile(pz.take(None), k) / 1.0  # a private copy, scaled below
         db = np.sort(nearest_neighbors(Yp, Yp, k, exclude_self=True, return_distance=True)[1], axis=1)
         da /= max(float(np.median(da[:, 0])), 1e-12)
         db /= max(float(np.median(db[:, 0])), 1e-12)
@@ -212,27 +269,36 @@ def population_linkage(
         co, cr = combination_codes(cats_pool, cats_tgt)
         details.update(uniqueness(co))
         details["special_uniques"] = special_uniques(cats_pool, cats_tgt, own=where)
-        rates["mixed"] = _rate(_mixed_pick(Za, (Y[tgt] - mu) / sd if same else None, co, cr, rng), where)
+        rates["mixed"] = _rate(_mixed_pick(pz, (Y[tgt] - mu) / sd if same else None, co, cr, rng), where)
     return {"rates": rates, "chance": 1.0 / max(len(pool), 1), "n_attacker_records": int(len(pool)),
             "n_targets": int(len(tgt)), **details}
 
 
-def _multiplicative_pick(Za: np.ndarray, Zt: np.ndarray, sigma: float, chunk: int = 256) -> np.ndarray:
+def _multiplicative_pick(pool: _Pool, Zt: np.ndarray, sigma: float, chunk: int = 256) -> np.ndarray:
     """Most likely record under ``b = a * e``, ``e ~ N(1, sigma^2)`` per value (ppdm's multiplicative noise on
-    z-scores): minimise ``sum (b - a)^2 / (2 sigma^2 a^2) + log |a|`` over the records."""
-    a = np.where(np.abs(Za) < 1e-6, 1e-6, Za)
-    inv = 1.0 / (2.0 * max(sigma, 1e-12) ** 2 * a * a)           # n x m
-    const = np.log(np.abs(a)).sum(axis=1)                          # n
-    pick = np.empty(len(Zt), dtype=np.int64)
-    for s in range(0, len(Zt), chunk):
-        B = Zt[s:s + chunk]
-        # sum_j (b_j - a_j)^2 inv_j = b^2 . inv - 2 b . (a inv) + a^2 . inv, as three products
-        cost = (B * B) @ inv.T - 2.0 * B @ (a * inv).T + ((a * a) * inv).sum(axis=1)[None, :] + const[None, :]
-        pick[s:s + chunk] = cost.argmin(axis=1)
+    z-scores): minimise ``sum (b - a)^2 / (2 sigma^2 a^2) + log |a|`` over the records (a block of the pool
+    at a time; the first record wins among equals)."""
+    best = np.full(len(Zt), np.inf)
+    pick = np.zeros(len(Zt), dtype=np.int64)
+    for start in range(0, pool.n, POOL_BLOCK):
+        Za = pool.take(slice(start, start + POOL_BLOCK))
+        a = np.where(np.abs(Za) < 1e-6, 1e-6, Za)
+        inv = 1.0 / (2.0 * max(sigma, 1e-12) ** 2 * a * a)           # block x m
+        const = np.log(np.abs(a)).sum(axis=1) + ((a * a) * inv).sum(axis=1)
+        a_inv = a * inv
+        for s in range(0, len(Zt), chunk):
+            B = Zt[s:s + chunk]
+            # sum_j (b_j - a_j)^2 inv_j = b^2 . inv - 2 b . (a inv) + a^2 . inv, as three products
+            cost = (B * B) @ inv.T - 2.0 * B @ a_inv.T + const[None, :]
+            j = cost.argmin(axis=1)
+            c = cost[np.arange(len(B)), j]
+            closer = c < best[s:s + chunk]
+            best[s:s + chunk][closer] = c[closer]
+            pick[s:s + chunk][closer] = j[closer] + start
     return pick
 
 
-def _mixed_pick(Za: np.ndarray, Zt: np.ndarray | None, co: np.ndarray, cr: np.ndarray,
+def _mixed_pick(pool: _Pool, Zt: np.ndarray | None, co: np.ndarray, cr: np.ndarray,
                 rng: np.random.Generator) -> np.ndarray:
     """For each target: the nearest record (numeric, population z) among those sharing its categories."""
     pick = np.full(len(cr), -1, dtype=np.int64)
@@ -248,5 +314,5 @@ def _mixed_pick(Za: np.ndarray, Zt: np.ndarray | None, co: np.ndarray, cr: np.nd
             pick[t] = cand[rng.integers(0, len(cand), size=len(t))]
             continue
         Q = np.where(np.isfinite(Zt[t]), Zt[t], 0.0)
-        pick[t] = cand[_nearest_random_ties(Q, Za[cand], rng)]
+        pick[t] = cand[_nearest_in_pool_random_ties(Q, pool, rng, positions=cand)]
     return pick
