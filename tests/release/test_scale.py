@@ -200,3 +200,42 @@ def test_only_a_candidate_run_here_alone_gets_a_step_bar() -> None:
     _score_jobs(X, None, jobs, Cache(None), False, "confirming", fake, {}, lambda todo: 1, steps=True)
     _score_jobs(X, None, jobs, Cache(None), True, "screening", fake, {}, lambda todo: 1, steps=False)
     assert got == [False] * 4
+
+
+def test_training_rows_first_in_place_holds_the_training_rows_and_puts_the_table_back() -> None:
+    from ppdm.release.scale import training_rows_first
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    before = X.copy()
+    test = np.sort(rng.choice(50, 9, replace=False))
+    train = np.setdiff1d(np.arange(50), test)
+    X_tr, order, restore = training_rows_first(X, train, test, in_place=True)
+    assert np.shares_memory(X_tr, X) and len(X_tr) == len(train)  # a view, not a copy
+    assert sorted(order) == list(train)
+    np.testing.assert_array_equal(X_tr, before[order])
+    restore()
+    np.testing.assert_array_equal(X, before)
+    # not in place (or a table nobody may write): a copy in train's order, the table untouched
+    X.flags.writeable = False
+    for in_place in (True, False):
+        X_tr, order, restore = training_rows_first(X, train, test, in_place=in_place)
+        assert not np.shares_memory(X_tr, X)
+        np.testing.assert_array_equal(order, train)
+        np.testing.assert_array_equal(X_tr, before[train])
+        restore()
+    np.testing.assert_array_equal(X, before)
+
+
+def test_a_sole_user_confirmation_measures_the_same_rows_and_leaves_the_table_as_it_was() -> None:
+    X, y = _table(3000)
+    before = X.copy()
+    kw: dict = {"preprocess": "zscore", "threat": "population", "seed": 0, "key_seed": 5,
+                "holdout": holdout_split(y, seed=0), "targets": 900, "first_batch": 900, "max_reidentification": 1.0}
+    copied = score_at_scale(X, y, "noise", {"scale": 0.6}, **kw)
+    swapped = score_at_scale(X, y, "noise", {"scale": 0.6}, sole_user=True, **kw)
+    np.testing.assert_array_equal(X, before)
+    assert swapped["measured_on"] == copied["measured_on"]
+    # the rows come in another order, so the noise draws land elsewhere: the same measure within its noise
+    assert abs(copied["risk"]["reidentification"] - swapped["risk"]["reidentification"]) < 0.06
+    assert abs(copied["utility"]["tstr_knn_pct"] - swapped["utility"]["tstr_knn_pct"]) < 6

@@ -98,9 +98,13 @@ def _batched_lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def distance_attack(
-    X: np.ndarray, Y: np.ndarray, known: np.ndarray, rng: np.random.Generator
+    X: np.ndarray, Y: np.ndarray, known: np.ndarray, rng: np.random.Generator, *, rows_only: bool = False
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Attack every (or a sample of) unknown record(s); returns estimates, attacked rows and rho."""
+    """Attack every (or a sample of) unknown record(s); returns estimates, attacked rows (sorted) and rho.
+
+    The estimates are a copy of ``X`` with the attacked rows replaced, or with ``rows_only`` the attacked
+    rows' estimates alone (in the order of the attacked rows): a large table is never copied.
+    """
     n = X.shape[0]
     unknown = np.setdiff1d(np.arange(n), known)
     targets = unknown if len(unknown) <= MAX_TARGETS else np.sort(rng.choice(unknown, MAX_TARGETS, replace=False))
@@ -117,15 +121,20 @@ def distance_attack(
     D = cdist(Y[targets], Ry)
     x0 = multilaterate(Rx, D)
     tol = 1e-10 * float(np.abs(Rx).max() or 1.0)
-    X_hat = np.array(X, dtype=np.float64, copy=True)
+    est = np.empty((len(targets), X.shape[1]))
     # solve in batches so the t x K x m Jacobians stay small
     batch = max(1, int(4_000_000 // max(1, Rx.shape[0] * Rx.shape[1])))
     for s in range(0, len(targets), batch):
-        X_hat[targets[s : s + batch]] = np.atleast_2d(
+        est[s : s + batch] = np.atleast_2d(
             gauss_newton_locate(Rx, D[s : s + batch], x0[s : s + batch], tol=tol, max_iter=30)[0])
-    denom = cdist(X[targets], Rx).mean(axis=1)
-    rho_star = np.linalg.norm(X_hat[targets] - X[targets], axis=1) / np.where(denom == 0, 1.0, denom)
+    truth = X[targets]
+    denom = cdist(truth, Rx).mean(axis=1)
+    rho_star = np.linalg.norm(est - truth, axis=1) / np.where(denom == 0, 1.0, denom)
     details = {"n_references": int(len(known)), "n_targets": int(len(targets)),
                "targets_sampled": bool(len(targets) < len(unknown)),
                "rho": float(rho_star.mean()), "rho_star_median": float(np.median(rho_star))}
+    if rows_only:
+        return est, targets, details
+    X_hat = np.array(X, dtype=np.float64, copy=True)
+    X_hat[targets] = est
     return X_hat, targets, details

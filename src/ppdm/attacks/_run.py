@@ -265,11 +265,6 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         kept = rows if targets is None else np.intersect1d(rows, scored, assume_unique=True)
         return kept if len(kept) else rows
 
-    def _recon(X_hat: np.ndarray, X: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
-               det: dict[str, Any]) -> dict[str, Any]:
-        kept = scored_among(rows)
-        return _recon_rows(X_hat[kept], X, kept, rng, det, median)
-
     if name in ("known_io", "distance"):
         known = known_fixed if known_fixed is not None else _draw(rng, n, t.n_pairs(n, Y.shape[1]))
         attacked = np.setdiff1d(everyone, known)
@@ -281,8 +276,9 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
             return _recon_rows(_clip(X_hat, X, t), X, kept, rng, det, median)
         from ppdm.attacks._distance import distance_attack
 
-        X_hat, attacked, det = distance_attack(X, Y, known, rng)
-        return _recon(_clip(X_hat, X, t), X, attacked, rng, det)
+        est, attacked, det = distance_attack(X, Y, known, rng, rows_only=True)
+        kept = scored_among(attacked)
+        return _recon_rows(_clip(est[np.searchsorted(attacked, kept)], X, t), X, kept, rng, det, median)
     if name == "pca":
         from ppdm.attacks._pca import pca_attack
 

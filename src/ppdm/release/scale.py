@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SCREEN_ABOVE", "SCREEN_ROWS", "ATTACK_TARGETS", "FIRST_BATCH", "FINALISTS", "ONE_FINALIST_ABOVE",
-           "score_at_scale", "screen_rows"]
+           "score_at_scale", "screen_rows", "training_rows_first"]
 
 #: tables with more rows than this are screened on a sample first
 SCREEN_ABOVE = 20_000
@@ -78,6 +78,7 @@ def score_at_scale(
     targets: int = ATTACK_TARGETS,
     first_batch: int = FIRST_BATCH,
     on_step: Any = None,
+    sole_user: bool = False,
 ) -> dict[str, Any]:
     """Score one candidate on every row of a large table (the confirmation stage; see the module).
 
@@ -86,8 +87,61 @@ def score_at_scale(
     on the held-out real records, and the attacks on a seeded sample of targets against all its records.
     Returns the same fields as :func:`ppdm.release.evaluate.score_candidate`, plus ``measured_on``.
     ``on_step(what, done)``: called as each step starts, with the share of the work done before it (see
-    :data:`STEP_SHARE`), so that a progress bar can show this candidate's own ETA.
+    :data:`STEP_SHARE`), so that a progress bar can show this candidate's own ETA. ``sole_user``: nothing
+    else reads ``X`` while this runs, so its training rows are brought together in place instead of copied
+    (see :func:`training_rows_first`; ``X`` is as it was when this returns).
     """
+    t0 = time.perf_counter()
+    step = _Steps(on_step)
+    n = X.shape[0]
+    step("release")
+    train, test = holdout if holdout is not None and y is not None else (np.arange(n), np.zeros(0, dtype=np.int64))
+    X_test = X[test]
+    # a pure number table's training rows are brought together in place (a whole-table codec decodes X)
+    X_tr, train, restore = training_rows_first(X, train, test, in_place=sole_user and codec is None)
+    try:
+        return _measure(X, X_tr, X_test, y, train, test, method, params, preprocess=preprocess, threat=threat,
+                        seed=seed, max_reidentification=max_reidentification, key_seed=key_seed,
+                        columns=columns, categories=categories, seed_known=seed_known, codec=codec,
+                        targets=targets, first_batch=first_batch, step=step, t0=t0)
+    finally:
+        restore()
+
+
+def training_rows_first(X: np.ndarray, train: np.ndarray, test: np.ndarray, *,
+                        in_place: bool) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The training rows of ``X`` as one array, the row of ``X`` each of them is, and ``restore()``.
+
+    ``in_place`` (a writeable ``X`` nobody else reads meanwhile): the held-out rows among the first
+    ``len(train)`` are swapped with the training rows after them, so the training rows are a view of ``X``'s
+    first rows, not a table-sized copy; ``restore()`` swaps them back. Otherwise a copy (in ``train``'s
+    order), and ``restore()`` does nothing. ``train`` and ``test`` are sorted and together are every row.
+    """
+    if len(test) == 0:
+        return X, train, lambda: None
+    if not (in_place and X.flags.writeable):
+        return X[train], train, lambda: None
+    n_tr = len(train)
+    front, back = test[test < n_tr], train[train >= n_tr]  # as many held-out rows in front as training behind
+    saved = X[front]
+    X[front] = X[back]
+    X[back] = saved
+    order = np.arange(n_tr)
+    order[front] = back
+
+    def restore() -> None:
+        X[back] = X[front]
+        X[front] = saved
+
+    return X[:n_tr], order, restore
+
+
+def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray | None, train: np.ndarray,
+             test: np.ndarray, method: str, params: dict[str, Any], *, preprocess: str, threat: str, seed: int,
+             max_reidentification: float, key_seed: object, columns: list[str] | None,
+             categories: np.ndarray | None, seed_known: bool, codec: Any, targets: int, first_batch: int,
+             step: Any, t0: float) -> dict[str, Any]:
+    """The body of :func:`score_at_scale`: ``X_tr`` holds the rows ``train`` of ``X`` (in that order)."""
     from ppdm.attacks import run_attacks_named
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics import value_metrics
@@ -104,12 +158,7 @@ def score_at_scale(
         with_linked_risk,
     )
 
-    t0 = time.perf_counter()
-    step = _Steps(on_step)
     n = X.shape[0]
-    step("release")
-    train, test = holdout if holdout is not None and y is not None else (np.arange(n), np.zeros(0, dtype=np.int64))
-    X_tr = X if len(test) == 0 else X[train]  # every row released: no copy
     y_tr = None if y is None else y[train]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -117,7 +166,7 @@ def score_at_scale(
         B, _ = perturb_array(X_tr, mech, preprocess=preprocess, y=y_tr)
     if B.shape != X_tr.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
-    X_att, B_att, X_att_test = X_tr, B, X[test]
+    X_att, B_att, X_att_test = X_tr, B, X_test
     cats = None if categories is None or categories.shape[1] == 0 else (categories[train], categories[train])
     published = decoded = None
     if codec is not None:
@@ -140,7 +189,7 @@ def score_at_scale(
     linked = sensitive = None
     if len(test) and y is not None:
         step("train on release")
-        util.update(tstr_scores(B, y_tr, X[test], y[test], seed=seed,
+        util.update(tstr_scores(B, y_tr, X_test, y[test], seed=seed,
                                 numeric=None if codec is None else codec.numeric_index_))
         step("linked values")
         linked = linked_value_disclosure(X_att, B_att, X_att_test, max_targets=first_batch, seed=seed)
@@ -187,6 +236,8 @@ def score_at_scale(
                      + (" (the first batch settled the verdict)" if settled and len(order) > first_batch else "")),
         },
     }
+
+
 
 
 #: the share of a confirmation's time spent before each step starts, measured on the 1,000,000 x 20 Parquet

@@ -137,12 +137,16 @@ def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, 
             n_workers = workers(len(todo))
             follow = steps and n_workers == 1 and progress
             own = bar.add_task("", total=100, visible=False, unit="") if follow else None
-            par = Parallel(n_jobs=n_workers, return_as="generator_unordered")
             calls = []
             for i in todo:
                 name = f"  {describe(jobs[i][1], jobs[i][2])}"
                 extra = {"on_step": _candidate_steps(bar, own, name)} if follow else {}
+                if steps and n_workers == 1:
+                    # one at a time in this process: the candidate is the table's only user while it runs
+                    extra["sole_user"] = True
                 calls.append(delayed(indexed)(i, fn, X, y, jobs[i][1], jobs[i][2], **kw, **extra))
+            # one worker: here, in order (never a pool's process or a cluster's thread)
+            par = Parallel(n_jobs=n_workers, return_as="generator_unordered") if n_workers != 1 else _here
             for i, res in par(calls):
                 if "failed" not in res:
                     cache.put(jobs[i][0], res)
@@ -152,6 +156,12 @@ def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, 
                 bar.advance(task)
                 bar.update(task, unit=_count(len(results), len(jobs)))
     return [results[i] for i in range(len(jobs))]
+
+
+def _here(calls: list[Any]) -> Iterator[Any]:
+    """Run joblib's delayed calls one after the other in this process."""
+    for fn, args, kwargs in calls:
+        yield fn(*args, **kwargs)
 
 
 def _count(done: int, total: int) -> str:
