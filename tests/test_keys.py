@@ -151,3 +151,20 @@ def test_a_bounded_seed_scan_says_it_stopped() -> None:
     res = seed_search(X, Y, "noise", {"scale": 1.0, "distribution": "normal"}, "none", range(10_000),
                       max_seconds=0.0)
     assert res["found"] is False and res["seeds_tried"] == 1 and "stopped" in res["why"]
+
+
+def test_the_shuffle_a_column_at_a_time_is_the_row_shuffle_for_every_column_type() -> None:
+    import pandas as pd
+
+    from ppdm.keys import _rows_in_order
+
+    df = pd.DataFrame({
+        "int_na": [1, 2, None, 2], "text": ["x", None, "y", np.nan], "cat": pd.Categorical(["p", "q", None, "p"]),
+        "float": [1.5, np.nan, 2.0, 1.5], "bool": [True, False, True, True],
+        "nullable": pd.array([1, None, 3, 1], dtype="Int64"), "string": pd.array(["u", None, "v", "u"], dtype="string"),
+        "date": pd.to_datetime(["2020-01-01", None, "2020-01-02", "2020-01-01"]).tz_localize("UTC"),
+        "period": pd.period_range("2020", periods=4, freq="M"), "mixed": [1, "1", 1.0, None]}, index=[7, 5, 3, 1])
+    order = np.array([2, 0, 3, 1])
+    pd.testing.assert_frame_equal(_rows_in_order(df, order), df.iloc[order].reset_index(drop=True))
+    twin = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])  # duplicate names: the row shuffle itself
+    pd.testing.assert_frame_equal(_rows_in_order(twin, np.array([1, 0])), twin.iloc[[1, 0]].reset_index(drop=True))

@@ -132,10 +132,19 @@ def hide_identity(frame: pd.DataFrame, id_column: str | None, key: ReleaseKey, *
         return frame, Identity(np.arange(n, dtype=np.int64), kept=True)
     rng = np.random.default_rng(np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 0, *stream)))
     order = rng.permutation(n).astype(np.int64)
-    out = frame.iloc[order].reset_index(drop=True)
+    out = _rows_in_order(frame, order)
     if id_column is not None and id_column in out.columns:
         out[id_column] = pseudonyms(key, out[id_column])
     return out, Identity(order, kept=False)
+
+
+def _rows_in_order(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
+    """``frame.iloc[order].reset_index(drop=True)``, a column at a time: a large release is copied once,
+    not twice, and the unshuffled frame can go as soon as this returns."""
+    if frame.columns.has_duplicates:
+        return frame.iloc[order].reset_index(drop=True)
+    columns = {c: frame[c].array.take(order) for c in frame.columns}
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(order)), copy=False)
 
 
 def restore_order(release: pd.DataFrame, identity: Identity | None, key: ReleaseKey, *,
