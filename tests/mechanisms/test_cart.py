@@ -78,3 +78,14 @@ def test_bad_parameters_are_clear_errors() -> None:
         CARTSynthesis(variables=[[0, 1], [1, 2]]).fit_transform(X, y)
     with pytest.raises(ParameterError, match="whole table"):
         CARTSynthesis(random_state=0).fit(X, y).transform(X)
+
+
+def test_leaves_found_a_block_of_rows_at_a_time_give_the_same_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ppdm.mechanisms import cart
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 5)) @ rng.normal(size=(5, 5))
+    y = rng.integers(0, 3, 1500)
+    whole = CARTSynthesis(min_leaf=10, random_state=4).fit_transform(X, y)
+    monkeypatch.setattr(cart._leaves, "__defaults__", (97,))  # blocks of 97 rows, a short last one
+    np.testing.assert_array_equal(CARTSynthesis(min_leaf=10, random_state=4).fit_transform(X, y), whole)

@@ -44,6 +44,13 @@ def _leaf_donors(leaves_real: np.ndarray, leaves_synth: np.ndarray, rng: np.rand
     return order[lo + (rng.random(len(leaves_synth)) * (hi - lo)).astype(np.int64)]
 
 
+def _leaves(tree: object, S: np.ndarray, columns: np.ndarray, chunk: int = 65_536) -> np.ndarray:
+    """The tree's leaf of every row of ``S`` on ``columns``, a block of rows at a time (the tree reads float32
+    copies of what it is given: never of the whole table)."""
+    return np.concatenate([tree.apply(S[s:s + chunk][:, columns])  # type: ignore[attr-defined]
+                           for s in range(0, max(len(S), 1), chunk)]) if len(S) else np.zeros(0, dtype=np.int64)
+
+
 class CARTSynthesis(Mechanism):
     """Synthetic records by sequential classification and regression trees, fitted per class.
 
@@ -104,19 +111,22 @@ class CARTSynthesis(Mechanism):
         out = np.empty_like(A)
         for s in np.unique(strata):
             rows = np.flatnonzero(strata == s)
-            out[rows] = self._synthesise(A[rows], groups, rng)
+            out[rows] = self._synthesise(A, rows, groups, rng)
         del self._A
         return out
 
-    def _synthesise(self, B: np.ndarray, groups: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    def _synthesise(self, A: np.ndarray, rows: np.ndarray, groups: list[np.ndarray],
+                    rng: np.random.Generator) -> np.ndarray:
+        """The synthetic rows of the stratum ``A[rows]``. Only the fitted records (at most ``max_fit_rows``)
+        and the synthetic rows are held: never a copy of the stratum, nor of all its columns per draw."""
         from sklearn.tree import DecisionTreeRegressor
 
-        n = len(B)
+        n = len(rows)
         fit_rows = rng.choice(n, int(self.max_fit_rows), replace=False) if n > self.max_fit_rows else np.arange(n)
-        R = B[fit_rows]
-        S = np.empty_like(B)
+        R = A[rows[fit_rows]]
+        S = np.empty((n, A.shape[1]), dtype=A.dtype)
         first = groups[0]
-        S[:, first] = R[rng.integers(0, len(R), n)][:, first]
+        S[:, first] = R[:, first][rng.integers(0, len(R), n)]
         done = first
         for g in groups[1:]:
             if len(R) < 2 * int(self.min_leaf):  # too few records for a split: the marginal of the stratum
@@ -125,8 +135,8 @@ class CARTSynthesis(Mechanism):
                 tree = DecisionTreeRegressor(min_samples_leaf=int(self.min_leaf),
                                              random_state=int(rng.integers(0, 2**31 - 1)))
                 tree.fit(R[:, done], R[:, g] if len(g) > 1 else R[:, g[0]])
-                donors = _leaf_donors(tree.apply(R[:, done]), tree.apply(S[:, done]), rng)
-            S[:, g] = R[donors][:, g]
+                donors = _leaf_donors(tree.apply(R[:, done]), _leaves(tree, S, done), rng)
+            S[:, g] = R[:, g][donors]
             done = np.concatenate([done, g])
         return S
 

@@ -20,17 +20,18 @@ from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
 __all__ = ["GaussianCopula"]
 
 
-def _normal_scores(A: np.ndarray) -> np.ndarray:
-    """Van der Waerden scores of each column: Phi^-1(rank / (n + 1)), ties at their mean rank.
+def _normal_scores(A: np.ndarray, rows: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Van der Waerden scores of each column of ``A[rows]`` (None: all rows): Phi^-1(rank / (n + 1)), ties at
+    their mean rank, written into ``out`` when given (a buffer of that shape).
 
     Ranked a column at a time: ranking the whole table at once makes several table-sized temporaries.
     """
     from scipy.stats import rankdata
 
-    n = len(A)
-    Z = np.empty(A.shape, dtype=np.float64)
+    n = len(A) if rows is None else len(rows)
+    Z = np.empty((n, A.shape[1]), dtype=np.float64) if out is None else out
     for j in range(A.shape[1]):
-        Z[:, j] = ndtri(rankdata(A[:, j]) / (n + 1))
+        Z[:, j] = ndtri(rankdata(A[:, j] if rows is None else A[rows, j]) / (n + 1))
     return Z
 
 
@@ -104,21 +105,20 @@ class GaussianCopula(Mechanism):
         A, strata = self._A, self.strata_
         n, m = A.shape
         rng = np.random.default_rng(self.seed_)
-        pooled = _correlation(_normal_scores(A))
         out = np.empty_like(A)
+        # the release's own buffer holds the pooled normal scores until the draws overwrite it
+        pooled = _correlation(_normal_scores(A, out=out))
         for s in np.unique(strata):
             rows = np.flatnonzero(strata == s)
-            B = A[rows]
             nc = len(rows)
             lam = 1.0 if nc <= m + 1 else min(1.0, max(float(self.shrinkage), (m + 1) / nc))
-            C = (1 - lam) * _correlation(_normal_scores(B)) + lam * pooled
+            C = (1 - lam) * _correlation(_normal_scores(A, rows)) + lam * pooled
             w, V = np.linalg.eigh(C)
             L = V * np.sqrt(np.clip(w, 0.0, None))
-            Z = rng.standard_normal((nc, m)) @ L.T
-            U = ndtr(Z)
-            S = np.sort(B, axis=0)
-            for j in range(m):
-                out[rows, j] = _quantiles(S[:, j], U[:, j])
+            U = rng.standard_normal((nc, m)) @ L.T
+            ndtr(U, out=U)
+            for j in range(m):  # a column's sorted values at a time: no sorted copy of the class
+                out[rows, j] = _quantiles(np.sort(A[rows, j]), U[:, j])
         del self._A
         return out
 
