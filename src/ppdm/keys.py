@@ -92,8 +92,15 @@ def pseudonyms(key: ReleaseKey, ids: object) -> np.ndarray:
     """
     secret = np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 1)).generate_state(8, np.uint32)
     k = secret.tobytes()
-    return np.array([hashlib.blake2b(str(v).encode(), key=k, digest_size=8).hexdigest()
-                     for v in pd.Series(ids).astype(str)], dtype=object)
+    ids = pd.Series(ids)
+    out = np.empty(len(ids), dtype=object)
+    for start in range(0, len(ids), _PSEUDONYM_CHUNK):  # a million ids' text is never held at once
+        text = ids.iloc[start:start + _PSEUDONYM_CHUNK].astype(str)
+        out[start:start + len(text)] = [hashlib.blake2b(v.encode(), key=k, digest_size=8).hexdigest() for v in text]
+    return out
+
+
+_PSEUDONYM_CHUNK = 65_536
 
 
 @dataclass(frozen=True)
