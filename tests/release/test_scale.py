@@ -239,3 +239,38 @@ def test_a_sole_user_confirmation_measures_the_same_rows_and_leaves_the_table_as
     # the rows come in another order, so the noise draws land elsewhere: the same measure within its noise
     assert abs(copied["risk"]["reidentification"] - swapped["risk"]["reidentification"]) < 0.06
     assert abs(copied["utility"]["tstr_knn_pct"] - swapped["utility"]["tstr_knn_pct"]) < 6
+
+
+def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(tmp_path, monkeypatch) -> None:
+    import ppdm.release as rel
+
+    X, y = _table(2400, m=4, seed=7)
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(4)])
+    df.insert(0, "rid", np.arange(1, 2401))
+    df["label"] = y
+    src = tmp_path / "big.parquet"  # binary floats: the design read is exactly these values
+    df.to_parquet(src, index=False)
+    for name, value in (("SCREEN_ABOVE", 1000), ("SCREEN_ROWS", 600), ("ATTACK_TARGETS", 800),
+                        ("FIRST_BATCH", 200), ("ONE_FINALIST_ABOVE", 1000)):
+        monkeypatch.setattr(scale, name, value)
+    swaps, seen = [], {}
+    real_swap, real_write = scale.training_rows_first, rel._write_outputs
+
+    def spy_swap(X, train, test, *, in_place):  # type: ignore[no-untyped-def]
+        swaps.append(in_place and X.flags.writeable)
+        return real_swap(X, train, test, in_place=in_place)
+
+    def spy_write(df_, schema, X, *a, **k):  # type: ignore[no-untyped-def]
+        seen["X"] = X.copy()
+        return real_write(df_, schema, X, *a, **k)
+
+    monkeypatch.setattr(scale, "training_rows_first", spy_swap)
+    monkeypatch.setattr(rel, "_write_outputs", spy_write)
+    from ppdm.release.config import load_config
+
+    cfg = load_config(None, {"seed": 11, "n_jobs": 2, "methods": [
+        {"method": "noise", "grid": {"scale": [1.0, 2.0]}}, {"method": "copula"}]})
+    release(src, output_dir=tmp_path / "out", id="rid", label="label", config=cfg, use_cache=False, progress=False)
+    assert swaps and all(swaps)  # every confirmation ran here, alone, and swapped in place
+    # the final release is made from the design exactly as it was read: every swap was undone
+    np.testing.assert_array_equal(seen["X"], X)
