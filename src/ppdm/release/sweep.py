@@ -115,8 +115,10 @@ def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, 
     """``fn(X, y, method, params, **kw)`` for every job not in the cache, over ``workers(len(todo))`` workers,
     with a bar; one result per job, in order (``cached`` says where it came from).
 
-    ``steps``: ``fn`` takes ``on_step(what, done)``; when the jobs run one at a time in this process, a second
-    bar follows the running candidate's steps, with its own ETA.
+    ``steps``: ``fn`` takes ``on_step(what, done)`` and ``sole_user`` (as
+    :func:`~ppdm.release.scale.score_at_scale`); when the jobs run one at a time in this process, a second
+    bar follows the running candidate's steps, with its own ETA, and each candidate is told it is the table's
+    sole user while it runs.
     """
     from joblib import Parallel, delayed
 
