@@ -83,6 +83,10 @@ def warn_known(key: ReleaseKey) -> None:
                       "leave --seed out to draw a secret key", PrivacyWarning, stacklevel=3)
 
 
+#: ids turned into pseudonyms at a time
+_PSEUDONYM_CHUNK = 65_536
+
+
 def pseudonyms(key: ReleaseKey, ids: object) -> np.ndarray:
     """Keyed pseudonyms of ids: 16 hex digits of a keyed BLAKE2b hash of each id's text.
 
@@ -98,9 +102,6 @@ def pseudonyms(key: ReleaseKey, ids: object) -> np.ndarray:
         text = ids.iloc[start:start + _PSEUDONYM_CHUNK].astype(str)
         out[start:start + len(text)] = [hashlib.blake2b(v.encode(), key=k, digest_size=8).hexdigest() for v in text]
     return out
-
-
-_PSEUDONYM_CHUNK = 65_536
 
 
 @dataclass(frozen=True)

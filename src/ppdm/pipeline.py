@@ -32,6 +32,7 @@ from ppdm.flow.artifacts import (
     wrap_partition,
 )
 from ppdm.flow.tables import align_tables, column_re, sample_rows
+from ppdm.metrics.value import relative_error
 from ppdm.utils.validation import check_choice
 
 __all__ = ["PerturbResult", "perturb", "perturb_array", "evaluate", "align_tables", "sample_rows",
@@ -154,7 +155,7 @@ def perturb(
             raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
         same_shape = X is not None and released.shape == X.shape
         n_out, m_out = released.shape
-        re = _relative_error(X, released) if same_shape else None
+        re = relative_error(X, released) if same_shape else None
         if same_shape:
             out_df = schema.assemble(df, released)
         else:
@@ -182,7 +183,7 @@ def perturb(
         if risky:
             summary["formula_cells"] = {"columns": risky, "escaped": bool(escape_formulas)}
         if re is not None:
-            summary["re"] = re
+            summary["re"] = 0.0 if np.isnan(re) else re  # an all-zero table: nothing to distort
         for attr in ("stress_", "linear_leak_"):
             if hasattr(mech, attr):
                 summary[attr.rstrip("_")] = getattr(mech, attr)
@@ -198,15 +199,6 @@ def perturb(
                                                                      identity=identity)))
         publish_together(writes)
         return PerturbResult(out_df, mech, scaler, schema, summary, out_path, state_path)
-
-
-def _relative_error(X: np.ndarray, B: np.ndarray, chunk: int = 65_536) -> float:
-    """``||X - B||_F / ||X||_F`` (0 for a zero table), a block of rows at a time: no difference table."""
-    diff = norm = 0.0
-    for s in range(0, len(X), chunk):
-        diff = float(np.hypot(diff, np.linalg.norm(X[s:s + chunk] - B[s:s + chunk])))
-        norm = float(np.hypot(norm, np.linalg.norm(X[s:s + chunk])))
-    return diff / norm if norm > 0 else 0.0
 
 
 # --------------------------------------------------------------------------------------- evaluate

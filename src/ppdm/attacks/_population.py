@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ppdm.attacks._linkage import POOL_BLOCK  # rows of the attacker's pool put into z-scores at a time
 from ppdm.utils.neighbors import nearest_neighbors
 
 __all__ = ["population_linkage", "combination_codes", "uniqueness"]
@@ -36,8 +37,6 @@ MAX_PROFILE_ROWS = 50_000
 PROFILE_K = 10
 
 
-#: rows of the attacker's pool put into z-scores at a time: a large pool is never copied whole
-POOL_BLOCK = 131_072
 
 
 class _Pool:
@@ -56,6 +55,15 @@ class _Pool:
         else:
             mu, sd = np.asarray(self.take(None, raw=True).mean(axis=0)), np.ones(X.shape[1])
         self.mu, self.sd = mu, np.where(~np.isfinite(sd) | (sd == 0), 1.0, sd)
+        self._whole: np.ndarray | None = None
+
+    def whole(self) -> np.ndarray:
+        """The whole pool in z-scores, made once and shared by the spaces that need it at once (only a small
+        pool: at most :data:`POOL_BLOCK` rows searched in one piece, the profile, the matching)."""
+        if self._whole is None:
+            self._whole = self.take(None)
+            self._whole.flags.writeable = False
+        return self._whole
 
     def take(self, positions: np.ndarray | slice | None, *, raw: bool = False) -> np.ndarray:
         """The pool rows at ``positions`` (None: all) as a new array, in z-scores (``raw``: as they are)."""
@@ -101,7 +109,7 @@ def _nearest_in_pool_random_ties(Q: np.ndarray, pool: _Pool, rng: np.random.Gene
     (earlier rows first among equals, as one search orders them)."""
     size = pool.n if positions is None else len(positions)
     if size <= POOL_BLOCK:
-        return _nearest_random_ties(Q, pool.take(positions), rng, k)
+        return _nearest_random_ties(Q, pool.whole() if positions is None else pool.take(positions), rng, k)
     k = min(k, size)
     idx = dist = None
     for start in range(0, size, POOL_BLOCK):
@@ -231,7 +239,7 @@ def population_linkage(
             k = PROFILE_K
             Zb_all = (Y[pool] - mu) / sd
             Zb_all = np.where(np.isfinite(Zb_all), Zb_all, 0.0)
-            da = _pool_profile(pz.take(None), k)
+            da = _pool_profile(pz.whole(), k)
             db = np.sort(nearest_neighbors(Zb_all, Zb_all, k, exclude_self=True, return_distance=True)[1], axis=1)
             rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
         published = mechanism or {}
@@ -243,7 +251,7 @@ def population_linkage(
             from scipy.optimize import linear_sum_assignment
 
             perm = rng.permutation(len(tgt))  # hide the release's row order from the solver
-            Zp, Za = Zt[perm], pz.take(None)  # a small pool: at most the cells above
+            Zp, Za = Zt[perm], pz.whole()  # a small pool: at most the cells above
             cost = (Zp ** 2).sum(1)[:, None] - 2.0 * Zp @ Za.T + (Za ** 2).sum(1)[None, :]
             r, c = linear_sum_assignment(cost)
             pick = np.full(len(tgt), -1, dtype=np.int64)
@@ -257,7 +265,7 @@ def population_linkage(
         # own median nearest-neighbour distance
         k = PROFILE_K
         Yp = np.where(np.isfinite(Y[pool]), Y[pool], 0.0)
-        da = _pool_profile(pz.take(None), k) / 1.0  # a private copy, scaled below
+        da = _pool_profile(pz.whole(), k) / 1.0  # a private copy, scaled below
         db = np.sort(nearest_neighbors(Yp, Yp, k, exclude_self=True, return_distance=True)[1], axis=1)
         da /= max(float(np.median(da[:, 0])), 1e-12)
         db /= max(float(np.median(db[:, 0])), 1e-12)

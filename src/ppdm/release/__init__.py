@@ -405,9 +405,6 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
     if codec is None:
         assembled = schema.assemble(df, B)
     del B, B_units, X_units
-    from ppdm.utils.memory import give_back
-
-    give_back()  # the released array's column copies went to the heap: hand them back before the shuffle
     released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids)
     del assembled
     from ppdm.data import formulas
