@@ -126,11 +126,12 @@ class Identity:
 
 
 def hide_identity(frame: pd.DataFrame, id_column: str | None, key: ReleaseKey, *, keep_ids: bool = False,
-                  stream: tuple[int, ...] = ()) -> tuple[pd.DataFrame, Identity]:
+                  stream: tuple[int, ...] = (), in_order: bool = False) -> tuple[pd.DataFrame, Identity]:
     """Shuffle the released rows and replace the ids by keyed pseudonyms (unless ``keep_ids``).
 
     The permutation comes from the key's identity stream (``stream`` spawns one per partition or batch),
-    so the state reproduces it.
+    so the state reproduces it. ``in_order``: ``frame``'s rows are already in :func:`release_order`
+    (a large release shuffled in place, see :func:`shuffle_rows`); only the ids are replaced.
     """
     n = len(frame)
     if keep_ids:
@@ -138,12 +139,24 @@ def hide_identity(frame: pd.DataFrame, id_column: str | None, key: ReleaseKey, *
                       "record; use it only for releases that stay inside the organisation", PrivacyWarning,
                       stacklevel=3)
         return frame, Identity(np.arange(n, dtype=np.int64), kept=True)
-    rng = np.random.default_rng(np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 0, *stream)))
-    order = rng.permutation(n).astype(np.int64)
-    out = _rows_in_order(frame, order)
+    order = release_order(key, n, stream=stream)
+    out = frame if in_order else _rows_in_order(frame, order)
     if id_column is not None and id_column in out.columns:
         out[id_column] = pseudonyms(key, out[id_column])
     return out, Identity(order, kept=False)
+
+
+def release_order(key: ReleaseKey, n: int, *, stream: tuple[int, ...] = ()) -> np.ndarray:
+    """The released position's original row: the permutation :func:`hide_identity` applies (key material)."""
+    rng = np.random.default_rng(np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 0, *stream)))
+    return rng.permutation(n).astype(np.int64)
+
+
+def shuffle_rows(A: np.ndarray, order: np.ndarray) -> None:
+    """``A[:] = A[order]`` in place, a column at a time: a table-sized array is shuffled with one column of
+    working memory."""
+    for j in range(A.shape[1]):
+        A[:, j] = A[order, j]
 
 
 def _rows_in_order(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:

@@ -85,3 +85,64 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path: Path) -> None:
             raise RuntimeError("crash")
     assert target.read_text() == "old"
     assert os.listdir(tmp_path) == ["out.csv"]
+
+
+def _typed_frame(n: int = 50) -> pd.DataFrame:
+    """Every column type a Parquet table brings: numbers, booleans, text with gaps, categories, dates with and
+    without a time zone, nullable integers, decimals, and a text column whose first rows are all empty."""
+    import decimal
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({
+        "f": rng.standard_normal(n), "i": rng.integers(0, 9, n), "b": rng.integers(0, 2, n).astype(bool),
+        "s": ["é" + str(i) if i % 3 else None for i in range(n)], "c": pd.Categorical(rng.choice(["p", "q"], n)),
+        "t": pd.date_range("2020-01-01", periods=n, freq="D"),
+        "tz": pd.date_range("2020-01-01", periods=n, freq="h", tz="UTC"),
+        "I": pd.array(rng.integers(0, 5, n), dtype="Int64"), "fn": np.where(rng.random(n) < 0.2, np.nan, 1.0),
+        "dec": [decimal.Decimal("1.5")] * n, "late": [None] * 10 + ["x"] * (n - 10)})
+    df.loc[3, "I"] = pd.NA
+    return df
+
+
+@pytest.mark.parametrize("layout", ["plain", "stored index", "named index", "no index"])
+def test_parquet_read_a_column_at_a_time_equals_pandas(tmp_path: Path, layout: str) -> None:
+    from ppdm.data.io import _numbers_as_floats
+
+    df = _typed_frame()
+    frame = {"stored index": df.set_index("i"), "named index": df.rename_axis("rowid")}.get(layout, df)
+    frame.to_parquet(tmp_path / "t.parquet", index=False if layout == "no index" else None)
+    expected = _numbers_as_floats(pd.read_parquet(tmp_path / "t.parquet").reset_index(drop=True))
+    got = read_table(tmp_path / "t.parquet")
+    pd.testing.assert_frame_equal(got, expected)
+    assert "__index_level_0__" not in got.columns  # a stored index is not a column of the table
+
+
+def test_parquet_read_of_several_files_equals_their_concatenation(tmp_path: Path) -> None:
+    from ppdm.data.io import _numbers_as_floats
+
+    df = _typed_frame()
+    (tmp_path / "parts").mkdir()
+    df.iloc[:20].to_parquet(tmp_path / "parts" / "a.parquet")
+    df.iloc[20:].to_parquet(tmp_path / "parts" / "b.parquet")
+    pd.testing.assert_frame_equal(read_table(tmp_path / "parts"), _numbers_as_floats(df.copy()))
+
+
+def test_parquet_written_a_row_group_at_a_time_equals_one_write(tmp_path: Path, monkeypatch) -> None:
+    import pyarrow.parquet as pq
+
+    import ppdm.data.io as io_module
+
+    monkeypatch.setattr(io_module, "_PARQUET_ROWS", 7)
+    df = _typed_frame()
+    write_table(df, tmp_path / "blocks.parquet")
+    df.to_parquet(tmp_path / "whole.parquet", index=False)
+    assert pq.ParquetFile(tmp_path / "blocks.parquet").metadata.num_row_groups == 8
+    assert pq.read_schema(tmp_path / "blocks.parquet").equals(pq.read_schema(tmp_path / "whole.parquet"))
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "blocks.parquet"),
+                                  pd.read_parquet(tmp_path / "whole.parquet"))
+
+
+def test_csv_written_as_it_is_formatted_equals_the_whole_text(tmp_path: Path) -> None:
+    df = pd.concat([_typed_frame()] * 3000, ignore_index=True)  # several of pandas' blocks of rows
+    write_table(df, tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_bytes() == df.to_csv(index=False, lineterminator="\n").encode("utf-8")

@@ -260,9 +260,9 @@ def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(
         swaps.append(in_place and X.flags.writeable)
         return real_swap(X, train, test, in_place=in_place)
 
-    def spy_write(df_, schema, X, *a, **k):  # type: ignore[no-untyped-def]
-        seen["X"] = X.copy()
-        return real_write(df_, schema, X, *a, **k)
+    def spy_write(df_, schema, design, *a, **k):  # type: ignore[no-untyped-def]
+        seen["X"] = design[0].copy()
+        return real_write(df_, schema, design, *a, **k)
 
     monkeypatch.setattr(scale, "training_rows_first", spy_swap)
     monkeypatch.setattr(rel, "_write_outputs", spy_write)

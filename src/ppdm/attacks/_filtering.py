@@ -121,7 +121,7 @@ def ica_attack(
     from scipy.optimize import linear_sum_assignment
     from sklearn.decomposition import FastICA
 
-    from ppdm.utils.linalg import column_mean_std, gram
+    from ppdm.utils.linalg import column_mean_std, column_quantiles, gram
 
     n, m = X.shape
     n_y, p = Y.shape
@@ -136,7 +136,7 @@ def ica_attack(
     rank = int((sv > max(sv[0] * 1e-8, 1e-6 * np.sqrt(len(fit)))).sum()) if sv.size else 0
     k = min(p, m, rank)
     if k == 0:
-        return np.broadcast_to(np.median(X, axis=0), (len(out), m)).copy(), {"components": 0,
+        return np.broadcast_to(column_quantiles(X), (len(out), m)).copy(), {"components": 0,
                                                                              "mean_ks_distance": 1.0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -171,7 +171,7 @@ def ica_attack(
             cost[i, j], sign[i, j] = (d_plus, 1.0) if d_plus <= d_minus else (d_minus, -1.0)
     r, c = linear_sum_assignment(cost)
     S = (sources(None if out_rows is None else out) - s_mu) / s_sd
-    X_hat = np.broadcast_to(np.median(X, axis=0), (len(out), m)).copy()
+    X_hat = np.broadcast_to(column_quantiles(X), (len(out), m)).copy()
     for i, j in zip(r, c, strict=True):
         X_hat[:, j] = mu[j] + sd[j] * sign[i, j] * S[:, i]
     return X_hat, {"components": int(k), "mean_ks_distance": float(cost[r, c].mean())}

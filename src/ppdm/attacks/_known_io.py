@@ -101,7 +101,9 @@ def _refine_with_marginals(
     Ys = Y[rows]
     # the attacker's knowledge of column j: its sorted values (quantiles when refining on a row sample)
     q = (np.arange(len(rows)) + 0.5) / len(rows)
-    M = np.sort(X, axis=0) if len(rows) == n else np.quantile(X, q, axis=0)
+    from ppdm.utils.linalg import column_quantiles
+
+    M = np.sort(X, axis=0) if len(rows) == n else column_quantiles(X, q)
     scale = float(max(X.max(initial=0.0), -X.min(initial=0.0))) or 1.0
     W = W.copy()
     exact = np.zeros(m, dtype=bool)

@@ -15,6 +15,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -131,22 +132,45 @@ def _check_input_size(files: Sequence[Path]) -> None:
 
 
 def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
-    try:
-        parts = [pd.read_parquet(f) for f in files]
-    except Exception as e:  # pyarrow raises many types for damaged files
-        raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
-    cols = list(parts[0].columns)
-    for f, part in zip(files, parts, strict=True):
-        if list(part.columns) != cols:
-            raise InputError(f"Parquet file '{f.name}' has other columns than '{files[0].name}'; use one schema")
-    df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    df.columns = [str(c) for c in df.columns]
-    # Arrow's allocator keeps the decoded buffers' memory after pandas has copied them (about 1.3x the
-    # table); hand it back before the work on the table starts
+    """A column at a time: the frame's columns are its own buffers (no consolidated copy), and Arrow's
+    decoded column is handed back before the next is read, so reading holds about one table, not three."""
+    import pyarrow.parquet as pq
+
     from ppdm.utils.memory import give_back
 
-    give_back()
+    try:
+        sources = [pq.ParquetFile(f) for f in files]
+        names = [_data_columns(pf) for pf in sources]
+    except Exception as e:  # pyarrow raises many types for damaged files
+        raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
+    for f, cols in zip(files, names, strict=True):
+        if cols != names[0]:
+            raise InputError(f"Parquet file '{f.name}' has other columns than '{files[0].name}'; use one schema")
+    columns: dict[str, pd.Series] = {}
+    try:
+        for c in names[0]:
+            parts = [pf.read(columns=[c], use_pandas_metadata=False).to_pandas()[c] for pf in sources]
+            columns[str(c)] = (pd.concat(parts, ignore_index=True) if len(parts) > 1
+                               else parts[0].reset_index(drop=True))
+            del parts
+            # Arrow's allocator keeps the decoded buffers after pandas has copied them
+            give_back()
+    except Exception as e:  # noqa: BLE001 (a damaged column or page)
+        raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
+    df = pd.DataFrame(columns, copy=False)
     return _check_rows(df, files[0].name)
+
+
+def _data_columns(pf: Any) -> list[str]:
+    """The table's columns, without the index a DataFrame stored beside them (pandas' metadata)."""
+    import json as _json
+
+    names = list(pf.schema_arrow.names)
+    meta = pf.schema_arrow.metadata or {}
+    if b"pandas" in meta:
+        index = {c for c in _json.loads(meta[b"pandas"]).get("index_columns", []) if isinstance(c, str)}
+        names = [c for c in names if c not in index]
+    return names
 
 
 def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
@@ -423,7 +447,27 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike[str], *, fmt: str | No
     fmt = fmt or ("parquet" if p.suffix.lower() in _PARQUET else "csv")
     with atomic_write(p) as f:
         if fmt == "parquet":
-            df.to_parquet(f, index=False)
+            _write_parquet(df, f)
         else:
-            f.write(df.to_csv(index=False, lineterminator="\n").encode("utf-8"))
+            # written as it is formatted (pandas works in blocks of rows): never the whole text in memory
+            df.to_csv(f, index=False, lineterminator="\n", encoding="utf-8")
     return p
+
+
+#: rows converted to Arrow and written at a time (one row group each)
+_PARQUET_ROWS = 131_072
+
+
+def _write_parquet(df: pd.DataFrame, f: Any) -> None:
+    """``df.to_parquet(f, index=False)``, a row group at a time: Arrow never holds a copy of the whole table."""
+    if len(df) <= _PARQUET_ROWS:
+        df.to_parquet(f, index=False)
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.Schema.from_pandas(df, preserve_index=False)  # the whole table's types, whatever a block holds
+    with pq.ParquetWriter(f, schema) as writer:
+        for s in range(0, len(df), _PARQUET_ROWS):
+            writer.write_table(pa.Table.from_pandas(df.iloc[s:s + _PARQUET_ROWS], schema=schema,
+                                                    preserve_index=False))

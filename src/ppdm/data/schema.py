@@ -41,19 +41,31 @@ class Schema:
 
     # -- data ------------------------------------------------------------------------------------
 
-    def matrix(self, df: pd.DataFrame) -> np.ndarray:
-        """The released columns of ``df`` as a float64 array, checked for text, NaN and infinity."""
-        return numeric_matrix(df, self.released)
+    def matrix(self, df: pd.DataFrame, *, consume: bool = False) -> np.ndarray:
+        """The released columns of ``df`` as a float64 array, checked for text, NaN and infinity.
 
-    def assemble(self, df: pd.DataFrame, released: np.ndarray) -> pd.DataFrame:
-        """Put ``released`` values back into the table: input column order, dropped columns removed."""
+        ``consume``: each column is deleted from ``df`` once copied (a frame the caller owns), so that a
+        table read column by column is held once, not twice, while its design is built.
+        """
+        return numeric_matrix(df, self.released, consume=consume)
+
+    def assemble(self, df: pd.DataFrame, released: np.ndarray, *, order: np.ndarray | None = None,
+                 copy: bool = True) -> pd.DataFrame:
+        """Put ``released`` values back into the table: input column order, dropped columns removed.
+
+        ``order``: ``released`` is in this order of ``df``'s rows (shuffled), so the other columns are taken
+        in it too. ``copy=False``: the released columns are views of ``released`` (no second copy of it).
+        """
         out = {}
         block = dict(zip(self.released, np.asarray(released).T, strict=True))
         for c in self.columns:
             if c in self.dropped:
                 continue
-            out[c] = block[c] if c in block else df[c].to_numpy()
-        return pd.DataFrame(out, index=range(len(df)))
+            if c in block:
+                out[c] = block[c]
+            else:
+                out[c] = df[c].to_numpy() if order is None else df[c].array.take(order)
+        return pd.DataFrame(out, index=range(len(df)), copy=copy)
 
     def assemble_new(self, df: pd.DataFrame, released: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
         """A release with *new* columns (e.g. ``d1..dp``) in place of the released ones.
@@ -213,10 +225,12 @@ def resolve_schema(
     return Schema(cols, tuple(released), id, label, tuple(passthrough), tuple(dropped))
 
 
-def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = None, min_rows: int = 2) -> np.ndarray:
+def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = None, min_rows: int = 2,
+                   consume: bool = False) -> np.ndarray:
     """``df[cols]`` as float64, with a clear error for text, NaN or infinite cells.
 
     ``what`` names the table in messages (e.g. "the new batch"); ``min_rows`` is the fewest rows accepted.
+    ``consume``: delete each column from ``df`` once it is copied.
     """
     prefix = f"{what}: " if what else ""
     converted = {}
@@ -230,7 +244,9 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = 
     # a column at a time: selecting the columns first would copy the whole frame once more
     X = np.empty((len(df), len(cols)), dtype=np.float64)
     for j, c in enumerate(cols):
-        X[:, j] = converted[c] if c in converted else df[c].to_numpy(dtype=np.float64)
+        X[:, j] = converted.pop(c) if c in converted else df[c].to_numpy(dtype=np.float64)
+        if consume:
+            del df[c]
     bad = ~np.isfinite(X)
     if bad.any():
         j = int(np.flatnonzero(bad.any(axis=0))[0])

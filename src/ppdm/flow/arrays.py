@@ -5,6 +5,8 @@ Also the guards that every path applies to the numbers it is given (magnitudes t
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -50,9 +52,18 @@ def perturb_array(
         mechanism.fit_from_gram(G, n)
         return affine_release(X, mechanism.linear_operator(), scaler, release_units), scaler
     scaler = Scaler(preprocess).fit(X)
-    Z = scaler.transform(X)
-    out = mechanism.fit_transform(Z, y) if getattr(mechanism, "_uses_label", False) else mechanism.fit_transform(Z)
-    if release_units == "original" and out.shape[1] == m:
+    # no preprocessed copy of the table when the scaling changes nothing the mechanism sees: it reads X itself
+    # (made read-only meanwhile: a mechanism never writes into its input)
+    as_given = scaler.method == "none" or bool(getattr(mechanism, "_scale_free", False))
+    with _read_only(X) if as_given else contextlib.nullcontext():
+        Z = X if as_given else scaler.transform(X)
+        out = (mechanism.fit_transform(Z, y) if getattr(mechanism, "_uses_label", False)
+               else mechanism.fit_transform(Z))
+    if as_given and scaler.method != "none":
+        # a scale-free release is in X's units already
+        if release_units != "original" and out.shape[1] == m:
+            out = scaler.transform(out, copy=False)
+    elif release_units == "original" and out.shape[1] == m:
         out = scaler.inverse_transform(out, copy=False)
         block = getattr(mechanism, "distorted_block", None)
         if block is not None:
@@ -62,6 +73,18 @@ def perturb_array(
             exact[np.ix_(rows, cols)] = out[np.ix_(rows, cols)]
             out = exact
     return out, scaler
+
+
+@contextlib.contextmanager
+def _read_only(X: np.ndarray) -> Iterator[None]:
+    """``X`` cannot be written while the block runs (it is the caller's table, given without a copy)."""
+    was = X.flags.writeable
+    X.flags.writeable = False
+    try:
+        yield
+    finally:
+        if was:
+            X.flags.writeable = True
 
 
 #: dense n x m float64 working arrays a release holds at its peak (see the guard in ``perturb``)

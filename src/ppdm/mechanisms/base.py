@@ -49,6 +49,10 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     #: False when part of the randomness is not drawn from ``random_state`` (OpenDP's own secure generator):
     #: a seed then repeats only the draws made from it, not the release
     _seed_reproducible: ClassVar[bool] = True
+    #: True when the release commutes with increasing affine maps of each column (ranks, order statistics,
+    #: tree splits, real values drawn as they are): such a mechanism is given the data in its own units, so
+    #: no preprocessed copy of the table is made
+    _scale_free: ClassVar[bool] = False
 
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
         """Validate with scikit-learn's public ``validate_data``; failures become :class:`InputError`."""

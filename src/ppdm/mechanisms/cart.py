@@ -79,6 +79,7 @@ class CARTSynthesis(Mechanism):
     _secret = ("seed_",)
     _stochastic = True
     _table_level: ClassVar[bool] = True
+    _scale_free: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
     #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
     _uses_blocks: ClassVar[bool] = True
@@ -109,22 +110,27 @@ class CARTSynthesis(Mechanism):
         rng = np.random.default_rng(self.seed_)
         groups = [np.asarray(g, dtype=np.int64) for g in self.variables_]
         out = np.empty_like(A)
-        for s in np.unique(strata):
+        classes = np.unique(strata)
+        for s in classes:
             rows = np.flatnonzero(strata == s)
-            out[rows] = self._synthesise(A, rows, groups, rng)
+            if len(classes) == 1:  # one stratum: drawn straight into the release
+                self._synthesise(A, rows, groups, rng, into=out)
+            else:
+                out[rows] = self._synthesise(A, rows, groups, rng)
         del self._A
         return out
 
     def _synthesise(self, A: np.ndarray, rows: np.ndarray, groups: list[np.ndarray],
-                    rng: np.random.Generator) -> np.ndarray:
-        """The synthetic rows of the stratum ``A[rows]``. Only the fitted records (at most ``max_fit_rows``)
-        and the synthetic rows are held: never a copy of the stratum, nor of all its columns per draw."""
+                    rng: np.random.Generator, into: np.ndarray | None = None) -> np.ndarray:
+        """The synthetic rows of the stratum ``A[rows]`` (written into ``into`` when given). Only the fitted
+        records (at most ``max_fit_rows``) and the synthetic rows are held: never a copy of the stratum, nor
+        of all its columns per draw."""
         from sklearn.tree import DecisionTreeRegressor
 
         n = len(rows)
         fit_rows = rng.choice(n, int(self.max_fit_rows), replace=False) if n > self.max_fit_rows else np.arange(n)
         R = A[rows[fit_rows]]
-        S = np.empty((n, A.shape[1]), dtype=A.dtype)
+        S = np.empty((n, A.shape[1]), dtype=A.dtype) if into is None else into
         first = groups[0]
         S[:, first] = R[:, first][rng.integers(0, len(R), n)]
         done = first

@@ -71,6 +71,7 @@ class RankSwap(Mechanism):
     _secret = ("seed_",)
     _stochastic = True
     _table_level: ClassVar[bool] = True
+    _scale_free: ClassVar[bool] = True
 
     def __init__(self, p: float = 5.0, *, random_state: object = None) -> None:
         self.p = p

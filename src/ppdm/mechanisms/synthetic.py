@@ -19,6 +19,9 @@ from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
 
 __all__ = ["GaussianCopula"]
 
+#: synthetic rows drawn at a time (their normal scores are the only working array beside the release)
+_DRAW_BLOCK = 65_536
+
 
 def _normal_scores(A: np.ndarray, rows: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Van der Waerden scores of each column of ``A[rows]`` (None: all rows): Phi^-1(rank / (n + 1)), ties at
@@ -87,6 +90,7 @@ class GaussianCopula(Mechanism):
     _stochastic = True
     _table_level: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
+    _scale_free: ClassVar[bool] = True
 
     def __init__(self, *, per_class: bool = True, shrinkage: float = 0.2, random_state: object = None) -> None:
         self.per_class = per_class
@@ -106,19 +110,31 @@ class GaussianCopula(Mechanism):
         n, m = A.shape
         rng = np.random.default_rng(self.seed_)
         out = np.empty_like(A)
-        # the release's own buffer holds the pooled normal scores until the draws overwrite it
+        # the release's own buffer holds the pooled normal scores, then each class's (its first rows), until
+        # the draws overwrite it: no score table beside the release
         pooled = _correlation(_normal_scores(A, out=out))
-        for s in np.unique(strata):
+        classes = np.unique(strata)
+        factors = []
+        for s in classes:
             rows = np.flatnonzero(strata == s)
             nc = len(rows)
             lam = 1.0 if nc <= m + 1 else min(1.0, max(float(self.shrinkage), (m + 1) / nc))
-            C = (1 - lam) * _correlation(_normal_scores(A, rows)) + lam * pooled
+            # one stratum: its scores are the pooled ones
+            own = pooled if len(classes) == 1 else _correlation(_normal_scores(A, rows, out=out[:nc]))
+            C = (1 - lam) * own + lam * pooled
             w, V = np.linalg.eigh(C)
-            L = V * np.sqrt(np.clip(w, 0.0, None))
-            U = rng.standard_normal((nc, m)) @ L.T
-            ndtr(U, out=U)
+            factors.append((rows, V * np.sqrt(np.clip(w, 0.0, None))))
+        for rows, L in factors:
+            nc = len(rows)
+            # drawn a block of rows at a time: the same normal stream as one draw of the class (row-major)
+            for b in range(0, nc, _DRAW_BLOCK):
+                U = rng.standard_normal((min(_DRAW_BLOCK, nc - b), m)) @ L.T
+                out[rows[b:b + _DRAW_BLOCK]] = ndtr(U, out=U)
             for j in range(m):  # a column's sorted values at a time: no sorted copy of the class
-                out[rows, j] = _quantiles(np.sort(A[rows, j]), U[:, j])
+                col = np.sort(A[rows, j])
+                for b in range(0, nc, _DRAW_BLOCK):  # the quantile's working arrays a block of rows long
+                    r = rows[b:b + _DRAW_BLOCK]
+                    out[r, j] = _quantiles(col, out[r, j])
         del self._A
         return out
 

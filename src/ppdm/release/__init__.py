@@ -178,7 +178,6 @@ def _release(
         holdout_folds,
         holdout_split,
         pooled,
-        tstr_scores,
         utility_scores,
     )
     from ppdm.release.select import choose, pareto_front
@@ -212,11 +211,10 @@ def _release(
         dropped = tuple(dict.fromkeys([*drop, *(i.name for i in infos if i.treatment.startswith("dropped"))]))
         schema = resolve_schema(df, columns=columns, id=id, label=label, drop=dropped)
         _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
-        X = schema.matrix(df)
-        # the released numbers live on in X: the frame keeps only what reaches the release unchanged (on a
-        # million-row table that is the table's size less in memory through the whole sweep)
-        df = df.drop(columns=list(schema.released))
-        give_back()  # the dropped columns' buffers (Arrow keeps those of a Parquet input)
+        # the released numbers live on in X: the frame keeps only what reaches the release unchanged (each
+        # column leaves it as it is copied, so a million-row table is held once, not twice, meanwhile)
+        X = schema.matrix(df, consume=True)
+        give_back()  # the consumed columns' buffers
     y = _label_text(df[label]) if label else None
     label_note = None
     if y is not None:
@@ -299,8 +297,8 @@ def _release(
     original_utility["neighbour_pct"] = 100.0
     if folds:
         numeric = None if codec is None else codec.numeric_index_
-        original_utility.update(pooled([(len(te), tstr_scores(X[tr], y[tr], X[te], y[te], seed=evaluation_seed,
-                                                               numeric=numeric)) for tr, te in folds]))
+        original_utility.update(pooled([(len(te), _original_tstr(X, y, tr, te, evaluation_seed, numeric))
+                                        for tr, te in folds]))
         tested = np.concatenate([te for _, te in folds])
         original_utility["majority_pct"] = 100.0 * float(
             pd.Series(np.asarray(y)[tested].astype(str)).value_counts(normalize=True).max())
@@ -333,10 +331,25 @@ def _release(
         c["verdict"] = reasons[i]
         c["chosen"] = i == best
     chosen = cands[best]
+    # the design goes to the last stage as its only holder, which frees it once the record is made: the
+    # written release is then the one table-sized array left
+    design = [X]
+    del X
     give_back()  # the sweep's freed working memory, before the chosen release is made from all rows
-    return _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
+    return _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=label_note,
                           escape_formulas=escape_formulas, codec=codec, infos=infos)
+
+
+def _original_tstr(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, seed: int,
+                   numeric: np.ndarray | None) -> dict[str, float]:
+    """The train-on-release models trained on the original's ``train`` rows: the rows they learn from are
+    taken first (at most ``TSTR_TRAIN_SAMPLE``), not a copy of every training row."""
+    from ppdm.release.evaluate import TSTR_TRAIN_SAMPLE, stratified_sample, tstr_scores
+
+    fit = stratified_sample(y[train], TSTR_TRAIN_SAMPLE, seed)
+    rows = train if fit is None else train[fit]
+    return tstr_scores(X[rows], y[rows], X[test], y[test], seed=seed, numeric=numeric)
 
 
 #: dense n x m working arrays per sweep worker (a candidate release, its attacks and utility scores)
@@ -363,19 +376,22 @@ def _check_sweep_memory(n: int, m: int, n_jobs: int) -> None:
         raise
 
 
-def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
+def _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
                    key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=()):
+    """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
+    candidate, and write the release, its state, record and report."""
     import warnings
 
     from ppdm import __version__
     from ppdm.data.io import write_table
     from ppdm.flow.arrays import perturb_array
     from ppdm.flow.artifacts import identity_summary, save_release_state
-    from ppdm.keys import MECHANISM_STREAM, hide_identity
+    from ppdm.keys import MECHANISM_STREAM, hide_identity, release_order, shuffle_rows
     from ppdm.release.candidates import build_candidate, column_treatments, describe
     from ppdm.release.summary import plot_data, summary_text
     from ppdm.report import render_report
 
+    X = design.pop()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mech = build_candidate(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM),
@@ -402,10 +418,22 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
                               / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)}
     plots = (plot_data(X_units, B_units, y, unit_names, seed=0) if unit_names
              else plot_data(X, B, y, [f"d{j + 1}" for j in range(X.shape[1])], seed=0))
+    in_order = False
     if codec is None:
-        assembled = schema.assemble(df, B)
+        # the released numbers are shuffled where they are, and the frame views them: the release is held
+        # once while it is assembled, shuffled and written
+        order = None if keep_ids else release_order(key, len(B))
+        if order is not None:
+            shuffle_rows(B, order)
+        assembled = schema.assemble(df, B, order=order, copy=False)
+        in_order = order is not None
     del B, B_units, X_units
-    released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids)
+    # each column's distribution and each pair's association, original against published (the ids play no
+    # part): measured before the ids are replaced, so the original's values can go first
+    fid = _fidelity(df, assembled, codec, schema, X)
+    n_rows = int(X.shape[0])
+    del X  # the original's values are not needed past this point
+    released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids, in_order=in_order)
     del assembled
     from ppdm.data import formulas
 
@@ -416,7 +444,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         released = formulas.escape_formulas(released, list(risky))
     record = {
         "ppdm_version": __version__,
-        "input": {"fingerprint_sha256": fp, "n_rows": int(X.shape[0]), "released_columns": list(schema.released),
+        "input": {"fingerprint_sha256": fp, "n_rows": n_rows, "released_columns": list(schema.released),
                   "id": schema.id, "label": schema.label, "passthrough": list(schema.passthrough)},
         # the key regenerates the chosen mechanism's draws (noise, rotation): it stays in release.state
         "config": cfg.model_dump(mode="json", exclude={"seed"}) | {"seed": "in release.state (secret)"},
@@ -437,7 +465,7 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
         "failed_candidates": failed,
         "per_column_re": per_column_re,
         # each column's distribution and each pair's association, original against published
-        "fidelity": _fidelity(df, released, codec, schema, X),
+        "fidelity": fid,
         # every column of the input: its type, its role and what the release did with it (which mechanism)
         "columns": column_treatments(infos, codec, chosen["method"], chosen["params"],
                                      released=schema.released, passthrough=schema.passthrough),
@@ -454,6 +482,8 @@ def _write_outputs(df, schema, X, y, cfg, threat, chosen, cands, original_utilit
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     try:
         write_table(released, tmp / f"release.{cfg.output_format}")
+        del released  # the release's values (the state and the report need none of them)
+        give_back()
         save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
                            identity=identity)
         (tmp / "release.json").write_text(json.dumps(record, indent=1, default=_json_default))

@@ -167,7 +167,8 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray 
     if B.shape != X_tr.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
     X_att, B_att, X_att_test = X_tr, B, X_test
-    cats = None if categories is None or categories.shape[1] == 0 else (categories[train], categories[train])
+    shown = None if categories is None or categories.shape[1] == 0 else categories[train]
+    cats = None if shown is None else (shown, shown)  # shown as they are: one array serves both sides
     published = decoded = None
     if codec is not None:
         # the original decoded once: its training rows, its held-out rows and the sensitive columns' truth
@@ -255,6 +256,11 @@ class _Steps:
         self.attacked = False
 
     def __call__(self, what: str) -> None:
+        from ppdm.utils.memory import give_back
+
+        # a step's table-chunk temporaries stay in the C heap once freed: handed back before the next step
+        # (a confirmation's steps take seconds; trimming takes milliseconds)
+        give_back()
         if self.on_step is None:
             return
         key = what

@@ -145,7 +145,9 @@ def plot_data(
     i = rng.integers(0, n, size=n_pairs)
     j = rng.integers(0, n, size=n_pairs)
     keep = i != j
-    sx = X.std(axis=0)
+    from ppdm.utils.linalg import column_mean_std
+
+    sx = column_mean_std(X, ddof=0)[1]  # no centred copy of a large table
     sx[sx == 0] = 1.0
     d_orig = np.linalg.norm((X[i[keep]] - X[j[keep]]) / sx, axis=1)
     d_rel = np.linalg.norm((B[i[keep]] - B[j[keep]]) / sx, axis=1)

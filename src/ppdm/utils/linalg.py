@@ -14,7 +14,7 @@ import numpy as np
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["SVD_SOLVERS", "choose_solver", "thin_svd", "gram", "svd_flip_v", "column_mean_std",
+__all__ = ["SVD_SOLVERS", "choose_solver", "thin_svd", "gram", "svd_flip_v", "column_mean_std", "column_quantiles",
            "union_mean_std"]
 
 SVD_SOLVERS = ("auto", "exact", "gram", "lanczos", "randomized")
@@ -44,6 +44,16 @@ def svd_flip_v(Vt: np.ndarray, U: np.ndarray | None = None) -> tuple[np.ndarray 
     if U is not None:
         U = U * signs[None, :]
     return U, Vt
+
+
+def column_quantiles(X: np.ndarray, q: float | np.ndarray = 0.5) -> np.ndarray:
+    """``np.quantile(X, q, axis=0)`` a column at a time (the same values): numpy partitions a copy of the
+    whole table, this one column's copy at a time."""
+    q = np.asarray(q, dtype=np.float64)
+    out = np.empty(q.shape + (X.shape[1],))
+    for j in range(X.shape[1]):
+        out[..., j] = np.quantile(X[:, j], q)
+    return out
 
 
 def column_mean_std(
