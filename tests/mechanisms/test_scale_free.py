@@ -70,6 +70,27 @@ def test_the_table_given_without_a_copy_cannot_be_written_into() -> None:
         perturb_array(X, _Scribbler(), preprocess="none")
 
 
+class _Echo(Mechanism):
+    """Releases its input as it is (a release of the table itself)."""
+
+    _scale_free = True
+
+    def fit(self, X: object, y: object = None) -> _Echo:
+        self.n_ = 1
+        return self
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        return X
+
+
+@pytest.mark.parametrize("preprocess", ["none", "zscore"])
+def test_a_release_that_is_its_input_is_still_a_copy(preprocess: str) -> None:
+    X, _ = _table()
+    B, _ = perturb_array(X, _Echo(), preprocess=preprocess)
+    np.testing.assert_array_equal(B, X)
+    assert not np.may_share_memory(B, X)  # shuffling the release in place leaves the design as it was
+
+
 def test_copula_draws_in_blocks_of_rows_equal_one_draw(monkeypatch) -> None:
     import ppdm.mechanisms.synthetic as synthetic
 

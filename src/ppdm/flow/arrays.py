@@ -59,6 +59,8 @@ def perturb_array(
         Z = X if as_given else scaler.transform(X)
         out = (mechanism.fit_transform(Z, y) if getattr(mechanism, "_uses_label", False)
                else mechanism.fit_transform(Z))
+    if as_given and np.may_share_memory(out, X):
+        out = out.copy()  # a release that is (part of) its input is still the caller's own array
     if as_given and scaler.method != "none":
         # a scale-free release is in X's units already
         if release_units != "original" and out.shape[1] == m:
