@@ -44,14 +44,21 @@ def test_a_scale_free_release_in_preprocessed_units_is_scaled() -> None:
     np.testing.assert_allclose(P, scaler.transform(B), rtol=1e-12, atol=1e-12)
 
 
-class _Scribbler(Mechanism):
-    """Writes into the array it is given (a mechanism must not)."""
+class _Echo(Mechanism):
+    """Releases its input as it is (a release of the table itself)."""
 
     _scale_free = True
 
-    def fit(self, X: object, y: object = None) -> _Scribbler:
+    def fit(self, X: object, y: object = None) -> _Echo:
         self.n_ = 1
         return self
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        return X
+
+
+class _Scribbler(_Echo):
+    """Writes into the array it is given (a mechanism must not)."""
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         X[0, 0] = -1.0
@@ -68,19 +75,6 @@ def test_the_table_given_without_a_copy_cannot_be_written_into() -> None:
     # with "none", every mechanism reads the table itself
     with pytest.raises(ValueError, match="read-only"):
         perturb_array(X, _Scribbler(), preprocess="none")
-
-
-class _Echo(Mechanism):
-    """Releases its input as it is (a release of the table itself)."""
-
-    _scale_free = True
-
-    def fit(self, X: object, y: object = None) -> _Echo:
-        self.n_ = 1
-        return self
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        return X
 
 
 @pytest.mark.parametrize("preprocess", ["none", "zscore"])

@@ -19,7 +19,7 @@ from ppdm.attacks._result import (
 )
 from ppdm.attacks._threat import ThreatModel
 from ppdm.exceptions import InputError, ParameterError
-from ppdm.utils.linalg import column_mean_std
+from ppdm.utils.linalg import column_mean_std, column_quantiles
 from ppdm.utils.memory import give_back
 
 __all__ = ["ATTACKS", "AttackSpec", "run_attacks", "run_attacks_named", "targeted_attacks", "applicable_attacks",
@@ -188,7 +188,7 @@ def run_attacks_named(
     cols = list(columns) if columns is not None else [f"c{j}" for j in range(X.shape[1])]
     known_fixed = _known_positions(t, ids, X.shape[0])
     # the no-release guess, shared by every attack (a column at a time: no sorted copy of the table)
-    median = np.array([np.median(X[:, j]) for j in range(X.shape[1])]) if X.shape[0] else np.median(X, axis=0)
+    median = column_quantiles(X)
     results = []
     for a in sorted(names, key=list(ATTACKS).index):
         i = list(ATTACKS).index(a)  # seeds depend on the attack, not on which others run

@@ -163,12 +163,12 @@ def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
 
 def _data_columns(pf: Any) -> list[str]:
     """The table's columns, without the index a DataFrame stored beside them (pandas' metadata)."""
-    import json as _json
+    import json
 
     names = list(pf.schema_arrow.names)
     meta = pf.schema_arrow.metadata or {}
     if b"pandas" in meta:
-        index = {c for c in _json.loads(meta[b"pandas"]).get("index_columns", []) if isinstance(c, str)}
+        index = {c for c in json.loads(meta[b"pandas"]).get("index_columns", []) if isinstance(c, str)}
         names = [c for c in names if c not in index]
     return names
 

@@ -21,20 +21,11 @@ from typing import Any
 import numpy as np
 
 from ppdm.exceptions import ParameterError
+from ppdm.utils.linalg import column_mean_std
 
 __all__ = ["Scaler", "PREPROCESSING"]
 
 PREPROCESSING = ("none", "zscore", "range", "minshift", "nonneg")
-
-
-def _column_sd(X: np.ndarray, mean: np.ndarray, chunk: int = 65_536) -> np.ndarray:
-    """Sample standard deviation of each column (``ddof=1``), a block of rows at a time: ``X.std`` makes a
-    centred copy of the whole table."""
-    ss = np.zeros(X.shape[1])
-    for s in range(0, X.shape[0], chunk):
-        D = X[s:s + chunk] - mean
-        ss += np.einsum("ij,ij->j", D, D)
-    return np.sqrt(ss / (X.shape[0] - 1))
 
 
 class Scaler:
@@ -62,8 +53,8 @@ class Scaler:
         m = X.shape[1]
         offset, scale = np.zeros(m), np.ones(m)
         if self.method == "zscore":
-            offset = X.mean(axis=0)
-            scale = _column_sd(X, offset) if X.shape[0] > 1 else np.ones(m)
+            # in row chunks: X.std makes a centred copy of the whole table
+            offset, scale = column_mean_std(X) if X.shape[0] > 1 else (X.mean(axis=0), np.ones(m))
         elif self.method == "range":
             offset = X.min(axis=0)
             scale = X.max(axis=0) - offset
