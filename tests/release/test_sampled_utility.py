@@ -30,3 +30,35 @@ def test_utility_above_the_cap_is_measured_on_the_sample(monkeypatch) -> None:
     monkeypatch.setattr(evaluate, "UTILITY_SAMPLE", 10**9)
     assert sampled == utility_scores(X[rows], y[rows], seed=1)
     assert abs(sampled["knn_pct"] - full["knn_pct"]) < 5.0
+
+
+def test_a_stratified_sample_rounds_shares_by_largest_remainder_and_compares_classes_as_text() -> None:
+    # 3 classes of 5000, 3000 and 2000 rows: 7 rows are 3.5, 2.1 and 1.4; the largest remainder (.5) gets
+    # the row left over
+    y = np.array(["a"] * 5000 + ["b"] * 3000 + ["c"] * 2000)
+    rows = stratified_sample(y, 7, seed=0)
+    assert [int((y[rows] == c).sum()) for c in "abc"] == [4, 2, 1]
+    # 1 and "1" are one class as text: two classes of 300, not three
+    mixed = np.array([1] * 150 + ["1"] * 150 + ["x"] * 300, dtype=object)
+    rows = stratified_sample(mixed, 100, seed=0)
+    assert int((mixed[rows] == "x").sum()) == 50
+    # a class of one record cannot keep its share: the sample is drawn from every row
+    lonely = np.array(["a"] * 999 + ["b"])
+    rows = stratified_sample(lonely, 10, seed=0)
+    assert rows is not None and len(np.unique(rows)) == 10
+
+
+def test_a_stratified_sample_of_a_million_labels_needs_a_few_code_vectors() -> None:
+    import tracemalloc
+
+    y = np.array(["0", "1", "2", "3"])[np.random.default_rng(0).integers(0, 4, 1_000_000)]
+    stratified_sample(y[:1000], 100, seed=0)
+    tracemalloc.start()
+    try:
+        rows = stratified_sample(y, 20_000, seed=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert rows is not None and len(rows) == 20_000
+    # codes, the sort of the labels and one class's rows: 33 MB measured (a scikit-learn split: 79 MB)
+    assert peak < 40e6, peak / 1e6

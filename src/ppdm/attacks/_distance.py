@@ -106,7 +106,9 @@ def distance_attack(
     rows' estimates alone (in the order of the attacked rows): a large table is never copied.
     """
     n = X.shape[0]
-    unknown = np.setdiff1d(np.arange(n), known)
+    from ppdm.utils.rows import rows_except
+
+    unknown = rows_except(n, known)
     targets = unknown if len(unknown) <= MAX_TARGETS else np.sort(rng.choice(unknown, MAX_TARGETS, replace=False))
     Rx, Ry = X[known], Y[known]
     from scipy.spatial.distance import cdist

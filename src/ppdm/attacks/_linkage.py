@@ -57,7 +57,7 @@ def release_subspace(Y: np.ndarray, *, loc: np.ndarray | None = None,
 
 
 #: rows of the attacker's pool mapped into a space at a time: a space's copy of a large pool is never whole
-POOL_BLOCK = 131_072
+POOL_BLOCK = 65_536
 
 
 def nearest_in_pool(queries: np.ndarray, X: np.ndarray, rows: np.ndarray | None, to_space: Any) -> np.ndarray:
@@ -124,14 +124,24 @@ def linkage_rates(
     if Y.shape[1] == X.shape[1]:
         m_a, s_a = _moments(X, rows)
         m_y, s_y = _moments(Y, None)
+
+        def z_scores(a: np.ndarray) -> np.ndarray:
+            Z = a - m_a  # one block-sized array, scaled in place
+            Z /= s_a
+            return Z
+
+        def projected_z(a: np.ndarray) -> np.ndarray:
+            Z = z_scores(a)
+            Z -= mu_z
+            return Z @ Vz
+
         rates["raw"] = rate(Yt, lambda a: a)
-        rates["standardised"] = rate((Yt - m_y) / s_y, lambda a: (a - m_a) / s_a)
+        rates["standardised"] = rate((Yt - m_y) / s_y, z_scores)
         # the projection is orthogonal in a metric: raw units, and the population's own z-scores
         mu, V, r = release_subspace(Y)
         rates["projected"] = rate((Yt - mu) @ V, lambda a: (a - mu) @ V)
         mu_z, Vz, rz = release_subspace(Y, loc=m_a, scale=s_a)
-        rates["projected_standardised"] = rate(((Yt - m_a) / s_a - mu_z) @ Vz,
-                                               lambda a: ((a - m_a) / s_a - mu_z) @ Vz)
+        rates["projected_standardised"] = rate(((Yt - m_a) / s_a - mu_z) @ Vz, projected_z)
         out["projected_rank"] = int(min(r, rz))
         if column_idx:
             c = list(column_idx)

@@ -68,10 +68,9 @@ class _Pool:
     def take(self, positions: np.ndarray | slice | None, *, raw: bool = False) -> np.ndarray:
         """The pool rows at ``positions`` (None: all) as a new array, in z-scores (``raw``: as they are)."""
         sel = slice(None) if positions is None else positions
-        if self.rows is None:
-            Z = np.array(self.X[sel], dtype=np.float64)
-        else:
-            Z = np.array(self.X[self.rows[sel]], dtype=np.float64)
+        Z = self.X[sel] if self.rows is None else self.X[self.rows[sel]]
+        if Z.dtype != np.float64 or np.may_share_memory(Z, self.X):  # a view: copied (rows picked are a copy)
+            Z = np.array(Z, dtype=np.float64)
         if not raw:
             Z -= self.mu
             Z /= self.sd
@@ -175,19 +174,37 @@ def _rate(pick: np.ndarray, truth: np.ndarray) -> float:
 
 
 def combination_codes(orig: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of the rows' value combinations, shared between the two tables (-1: not in the original)."""
-    from pandas import MultiIndex
+    """Integer codes of the rows' value combinations (values compared as text), in order of first appearance
+    in the original, shared between the two tables (-1: not in the original).
+
+    Built a column at a time, the partial combinations renumbered after each column: codes stay below the
+    number of records, and a million rows cost a few code vectors, not text copies and tuples.
+    """
+    from pandas import Index, factorize
+
+    from ppdm.attacks.uniques import HASH_HINT, text_codes
 
     if orig.shape[1] == 0:
         return np.zeros(len(orig), dtype=np.int64), np.zeros(len(rel), dtype=np.int64)
-    mo = MultiIndex.from_arrays([orig[:, j].astype(str) for j in range(orig.shape[1])])
-    mr = MultiIndex.from_arrays([rel[:, j].astype(str) for j in range(rel.shape[1])])
-    uniq = mo.unique()
-    return uniq.get_indexer(mo).astype(np.int64), uniq.get_indexer(mr).astype(np.int64)
+    ko, kr, _ = text_codes(orig[:, 0], rel[:, 0])
+    ko, kr = ko.astype(np.int64), kr.astype(np.int64)
+    for j in range(1, orig.shape[1]):
+        co, cr, k = text_codes(orig[:, j], rel[:, j])
+        ko, uniq = factorize(ko * k + co, size_hint=min(len(ko), HASH_HINT))
+        # a released row absent from the original on any column so far stays absent
+        kr = np.where((kr < 0) | (cr < 0), -1, Index(uniq).get_indexer(np.maximum(kr, 0) * k + np.maximum(cr, 0)))
+        ko = ko.astype(np.int64, copy=False)
+    return ko, kr.astype(np.int64, copy=False)
 
 
 def uniqueness(codes: np.ndarray) -> dict[str, Any]:
     """Share of records unique on a combination, and the k-anonymity level (smallest group)."""
+    codes = np.asarray(codes)
+    if codes.size and codes.min() >= 0:  # codes from 0 (as combination_codes gives): counted, not sorted
+        counts = np.bincount(codes)
+        present = counts[counts > 0]
+        return {"unique_share": float(np.mean(counts[codes] == 1)), "k_anonymity": int(present.min()),
+                "n_groups": int(len(present))}
     _, counts = np.unique(codes, return_counts=True)
     per_record = counts[np.searchsorted(np.unique(codes), codes)]
     return {"unique_share": float(np.mean(per_record == 1)), "k_anonymity": int(counts.min()),
@@ -273,7 +290,7 @@ def population_linkage(
     if categories is not None and categories[0].shape[1] > 0:
         from ppdm.attacks.uniques import special_uniques
 
-        cats_pool, cats_tgt = categories[0][pool], categories[1][tgt]
+        cats_pool, cats_tgt = categories[0] if rows is None else categories[0][pool], categories[1][tgt]
         co, cr = combination_codes(cats_pool, cats_tgt)
         details.update(uniqueness(co))
         details["special_uniques"] = special_uniques(cats_pool, cats_tgt, own=where)
@@ -306,18 +323,28 @@ def _multiplicative_pick(pool: _Pool, Zt: np.ndarray, sigma: float, chunk: int =
     return pick
 
 
+#: at most this many combinations among the targets: their records are found by a pass over the codes each
+_FEW_GROUPS = 32
+
+
 def _mixed_pick(pool: _Pool, Zt: np.ndarray | None, co: np.ndarray, cr: np.ndarray,
                 rng: np.random.Generator) -> np.ndarray:
     """For each target: the nearest record (numeric, population z) among those sharing its categories."""
     pick = np.full(len(cr), -1, dtype=np.int64)
-    order = np.argsort(co, kind="stable")
-    starts = np.searchsorted(co[order], np.arange(co.max() + 2 if len(co) else 1))
-    everyone = np.arange(len(co))
-    for g in np.unique(cr):
+    groups = np.unique(cr)
+    # the records of a few combinations are found by a pass each; of many, by one stable sort of every code
+    few = len(groups) <= _FEW_GROUPS
+    if not few:
+        order = np.argsort(co, kind="stable")
+        starts = np.searchsorted(co[order], np.arange(co.max() + 2 if len(co) else 1))
+    for g in groups:
         t = np.flatnonzero(cr == g)
-        cand = order[starts[g]:starts[g + 1]] if g >= 0 else everyone
+        if g < 0:
+            cand = np.arange(len(co))
+        else:
+            cand = np.flatnonzero(co == g) if few else order[starts[g]:starts[g + 1]]
         if len(cand) == 0:
-            cand = everyone
+            cand = np.arange(len(co))  # a combination the original lacks: every record, in row order
         if Zt is None or Zt.shape[1] == 0:
             pick[t] = cand[rng.integers(0, len(cand), size=len(t))]
             continue

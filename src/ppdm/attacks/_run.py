@@ -21,6 +21,7 @@ from ppdm.attacks._threat import ThreatModel
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.utils.linalg import column_mean_std, column_quantiles
 from ppdm.utils.memory import give_back
+from ppdm.utils.rows import rows_among, rows_except
 
 __all__ = ["ATTACKS", "AttackSpec", "run_attacks", "run_attacks_named", "targeted_attacks", "applicable_attacks",
            "attack_tables"]
@@ -271,12 +272,12 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
 
     def scored_among(rows: np.ndarray) -> np.ndarray:
         """The attacked ``rows`` whose risk is measured (all of them when none is a target)."""
-        kept = rows if targets is None else np.intersect1d(rows, scored, assume_unique=True)
+        kept = rows if targets is None else rows_among(scored, rows, n)
         return kept if len(kept) else rows
 
     if name in ("known_io", "distance"):
         known = known_fixed if known_fixed is not None else _draw(rng, n, t.n_pairs(n, Y.shape[1]))
-        attacked = np.setdiff1d(everyone, known)
+        attacked = rows_except(n, known)
         if name == "known_io":
             from ppdm.attacks._known_io import known_io_attack
 
@@ -292,7 +293,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         from ppdm.attacks._pca import pca_attack
 
         sample = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
-        attacked = np.setdiff1d(everyone, sample) if not t.population else everyone
+        attacked = rows_except(n, sample) if not t.population else everyone
         kept = scored_among(attacked if len(attacked) else everyone)
         loc = scale = None
         if Y.shape[1] == m:
@@ -311,7 +312,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         if t.known_columns and not col_idx:
             raise ParameterError("none of the known columns is a compared column; check known-columns names")
         # the attacker's candidates are all the records they hold; the targets are the sampled released rows
-        tgt = None if targets is None else (scored if known_rows is None else np.intersect1d(scored, known_rows))
+        tgt = None if targets is None else (scored if known_rows is None else rows_among(scored, known_rows, n))
         det = linkage_rates(X, Y, known_rows=known_rows, column_idx=col_idx, targets=tgt)
         if not t.population and not t.known_sample:
             det["rates"] = {k: v for k, v in det["rates"].items() if k == "known_columns"}

@@ -18,28 +18,54 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["special_uniques"]
+__all__ = ["special_uniques", "text_codes"]
 
 #: above this many columns only pairs are searched (the number of triples grows with the cube)
 MAX_COLUMNS_FOR_TRIPLES = 12
+#: first size of a hash table of distinct values (it grows with them)
+HASH_HINT = 65_536
+
+
+def text_codes(orig: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """One column's values compared as text (``str(v)``): codes of the original's values in order of first
+    appearance, the release's values in those codes (-1: absent from the original), and how many the original
+    has. A column of Python strings (every shown column) is hashed as it is: a million rows cost their codes,
+    not a fixed-width text copy and a sort."""
+    from pandas import Index, factorize
+    from pandas.api.types import infer_dtype
+
+    def as_text(col: np.ndarray) -> np.ndarray:
+        col = np.asarray(col)
+        # equal objects may differ as text (1 and 1.0, 0.0 and -0.0): anything but strings is made text first
+        return col if col.dtype == object and infer_dtype(col, skipna=False) == "string" else col.astype(str)
+
+    # a small first hash table, grown as values come: a table sized for every row costs 30 bytes a row
+    codes, uniq = factorize(as_text(orig), size_hint=min(len(orig), HASH_HINT))
+    return codes, Index(uniq).get_indexer(as_text(rel)), len(uniq)
 
 
 def _column_codes(orig: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each column's values as integers shared by both tables (a value absent from the original: its own)."""
+    """Each column's values as integers shared by both tables (in order of first appearance, the original's
+    rows first; a value absent from the original gets its own)."""
     from pandas import factorize
 
-    co = np.empty(orig.shape, dtype=np.int64)
-    cr = np.empty(rel.shape, dtype=np.int64)
+    co = np.empty(orig.shape, dtype=np.int32 if len(orig) + len(rel) < 2**31 else np.int64)
+    cr = np.empty(rel.shape, dtype=co.dtype)
     sizes = np.empty(orig.shape[1], dtype=np.int64)
     for j in range(orig.shape[1]):
-        codes, uniq = factorize(np.concatenate([orig[:, j], rel[:, j]]).astype(str))
-        co[:, j], cr[:, j] = codes[: len(orig)], codes[len(orig):]
-        sizes[j] = max(len(uniq), 1)
+        codes, in_orig, k = text_codes(orig[:, j], rel[:, j])
+        absent = in_orig < 0
+        if absent.any():
+            extra, new = factorize(np.asarray(rel[absent, j]).astype(str))
+            in_orig[absent] = k + extra
+            k += len(new)
+        co[:, j], cr[:, j] = codes, in_orig
+        sizes[j] = max(k, 1)
     return co, cr, sizes
 
 
 def _combined(codes: np.ndarray, cols: tuple[int, ...], sizes: np.ndarray) -> np.ndarray:
-    out = codes[:, cols[0]].copy()
+    out = codes[:, cols[0]].astype(np.int64)
     for j in cols[1:]:
         out = out * sizes[j] + codes[:, j]
     return out
@@ -72,6 +98,8 @@ def special_uniques(orig: np.ndarray, rel: np.ndarray, *, max_size: int = 3,
     if m == 0 or n == 0:
         return {"original_share": 0.0, "release_share": 0.0, "pointing_share": 0.0,
                 "correct_share": None if own is None else 0.0, "chance": 0.0, "max_size": 0, "subsets": 0}
+    from pandas import Index, factorize
+
     size = min(max_size, m, 2 if m > MAX_COLUMNS_FOR_TRIPLES else max_size)
     co, cr, sizes = _column_codes(orig, rel)
     orig_unique = np.zeros(n, dtype=bool)
@@ -85,14 +113,24 @@ def special_uniques(orig: np.ndarray, rel: np.ndarray, *, max_size: int = 3,
                 continue  # the combined code would overflow; such a subset is unique almost everywhere anyway
             subsets += 1
             ko, kr = _combined(co, cols, sizes), _combined(cr, cols, sizes)
-            uo, inv_o, count_o = np.unique(ko, return_inverse=True, return_counts=True)
-            orig_unique |= count_o[inv_o] == 1
-            ur, inv_r, count_r = np.unique(kr, return_inverse=True, return_counts=True)
+            # the original's combinations counted, not sorted: by their codes when there are few possible
+            # (a table of counts), else by hashing
+            span = int(np.prod(sizes[list(cols)]))
+            if span <= max(n, 1024):
+                count_o = np.bincount(ko, minlength=span)
+                uo = None
+                orig_unique |= count_o[ko] == 1
+            else:
+                where_o, uo = factorize(ko, size_hint=min(n, HASH_HINT))
+                count_o = np.bincount(where_o)
+                orig_unique |= count_o[where_o] == 1
+                del where_o
+            _, inv_r, count_r = np.unique(kr, return_inverse=True, return_counts=True)
             unique_here = count_r[inv_r] == 1
             rel_unique |= unique_here
             # the real records with the released row's values on this subset
-            pos = np.clip(np.searchsorted(uo, kr), 0, len(uo) - 1)
-            one_real = unique_here & (uo[pos] == kr) & (count_o[pos] == 1)
+            pos = kr if uo is None else Index(uo).get_indexer(kr)
+            one_real = unique_here & (pos >= 0) & (count_o[np.maximum(pos, 0)] == 1)
             pointing |= one_real
             if own is not None:
                 correct |= one_real & (ko[own] == kr)  # the one real person with these values is the row's own

@@ -51,7 +51,9 @@ def _is_integral(v: np.ndarray) -> bool:
 def _type_of(s: pd.Series) -> str:
     from ppdm.data.schema import parse_numbers
 
-    vals = s.dropna()
+    # on a Series of its own: dropping rows from the table's own Series would make its RangeIndex build (and
+    # keep, for the table's lifetime) an array of every row number
+    vals = pd.Series(s.array, copy=False).dropna()
     if pd.api.types.is_bool_dtype(s):
         return "boolean"
     if pd.api.types.is_datetime64_any_dtype(s):

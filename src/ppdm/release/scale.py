@@ -164,6 +164,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray 
         warnings.simplefilter("ignore")
         mech = build_candidate(method, params, random_state=seed if key_seed is None else key_seed, codec=codec)
         B, _ = perturb_array(X_tr, mech, preprocess=preprocess, y=y_tr)
+    del mech  # its fitted strata are a row-length vector nothing below reads
     if B.shape != X_tr.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
     X_att, B_att, X_att_test = X_tr, B, X_test
@@ -198,7 +199,8 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray 
             sensitive = sensitive_risk(codec, X, B, train, test, decoded, published, published,
                                        max_targets=targets, seed=seed)
     # the targets: a seeded sample of the released rows, attacked in batches against every record
-    order = np.random.default_rng([seed, 11]).permutation(len(train))[:targets]
+    # (copied out, so that the permutation of every row is freed)
+    order = np.random.default_rng([seed, 11]).permutation(len(train))[:targets].copy()
     # a combined candidate's key search replays its numeric mechanism (the one the numbers went through)
     replayed, replayed_params = numeric_part(method, params)
     mechanism = {"method": replayed, "params": replayed_params, "preprocess": preprocess, "y": y_tr}
