@@ -87,7 +87,9 @@ def _forward_rmse(X: np.ndarray, Y: np.ndarray, F: np.ndarray, c: Any, chunk: in
     """RMSE of the forward map ``X F + c`` against the release, in row chunks (no table-sized temporaries)."""
     total = 0.0
     for s in range(0, len(X), chunk):
-        D = X[s:s + chunk] @ F + c - Y[s:s + chunk]
+        D = X[s:s + chunk] @ F  # one chunk-sized array, shifted in place
+        D += c
+        D -= Y[s:s + chunk]
         total += float(np.einsum("ij,ij->", D, D))
     return float(np.sqrt(total / max(Y.size, 1)))
 

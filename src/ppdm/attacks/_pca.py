@@ -51,13 +51,20 @@ def _block(A: np.ndarray, rows: np.ndarray | None, start: int, stop: int, m: int
            loc: np.ndarray | None, scale: np.ndarray | None) -> np.ndarray:
     """Rows ``start:stop`` of ``A`` (or of ``A[rows]``), standardised when asked, zero-padded to ``m`` columns."""
     B = A[start:stop] if rows is None else A[rows[start:stop]]
-    B = np.array(B, dtype=np.float64)
+    if B.dtype != np.float64 or np.may_share_memory(B, A):  # a view is copied (picked rows are a copy already)
+        B = np.array(B, dtype=np.float64)
     if loc is not None and scale is not None:
         B -= loc
         B /= scale
     if B.shape[1] < m:
         B = np.column_stack([B, np.zeros((len(B), m - B.shape[1]))])
     return B[:, :m]
+
+
+def _centred_scores(B: np.ndarray, mu: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """``(B - mu) @ U``, centring ``B`` (a block of its own) in place."""
+    B -= mu
+    return B @ U
 
 
 def _moments(A: np.ndarray, rows: np.ndarray | None, m: int, loc: np.ndarray | None,
@@ -71,7 +78,8 @@ def _moments(A: np.ndarray, rows: np.ndarray | None, m: int, loc: np.ndarray | N
     mu = total / n
     C = np.zeros((m, m))
     for s in range(0, n, _BLOCK):
-        D = _block(A, rows, s, s + _BLOCK, m, loc, scale) - mu
+        D = _block(A, rows, s, s + _BLOCK, m, loc, scale)
+        D -= mu
         C += D.T @ D
     C /= max(n - 1, 1)
     d = np.diag(C).copy()
@@ -108,8 +116,8 @@ def pca_attack(
     n_s = len(sample_rows)
     a_rows = np.arange(n_s) if n_s <= KS_ROWS else np.sort(pick.choice(n_s, KS_ROWS, replace=False))
     b_rows = np.arange(n) if n <= KS_ROWS else np.sort(pick.choice(n, KS_ROWS, replace=False))
-    Ps = (_block(X, sample_rows[a_rows], 0, len(a_rows), m, loc, scale) - mu_s) @ Us
-    Py = (_block(Y, b_rows, 0, len(b_rows), m, loc, scale) - mu_y) @ Uy
+    Ps = _centred_scores(_block(X, sample_rows[a_rows], 0, len(a_rows), m, loc, scale), mu_s, Us)
+    Py = _centred_scores(_block(Y, b_rows, 0, len(b_rows), m, loc, scale), mu_y, Uy)
     signs = np.ones(m)
     pvals = np.empty(m)
     for i in range(m):

@@ -29,13 +29,40 @@ def _normal_scores(A: np.ndarray, rows: np.ndarray | None = None, out: np.ndarra
 
     Ranked a column at a time: ranking the whole table at once makes several table-sized temporaries.
     """
-    from scipy.stats import rankdata
-
     n = len(A) if rows is None else len(rows)
     Z = np.empty((n, A.shape[1]), dtype=np.float64) if out is None else out
     for j in range(A.shape[1]):
-        Z[:, j] = ndtri(rankdata(A[:, j] if rows is None else A[rows, j]) / (n + 1))
+        r = _average_ranks(A[:, j] if rows is None else A[rows, j])
+        r /= n + 1
+        Z[:, j] = ndtri(r, out=r)
     return Z
+
+
+def _average_ranks(col: np.ndarray) -> np.ndarray:
+    """``scipy.stats.rankdata(col)`` (1-based, ties at their mean rank), equal to it bit for bit, with a
+    sort and a few row-length vectors: a million distinct values take 25 MB where ``rankdata`` takes 57."""
+    c = np.array(col, dtype=np.float64)
+    n = len(c)
+    if n == 0 or np.isnan(c).any():
+        from scipy.stats import rankdata
+
+        return np.asarray(rankdata(c), dtype=np.float64)
+    order = np.argsort(c, kind="stable")
+    c = c[order]
+    new = np.empty(n, dtype=bool)  # where a run of equal sorted values starts
+    new[0] = True
+    np.not_equal(c[1:], c[:-1], out=new[1:])
+    del c
+    out = np.empty(n)
+    if new.all():  # no ties: a value's rank is its place in the sorted order
+        out[order] = np.arange(1, n + 1, dtype=np.float64)
+        return out
+    run = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    del new
+    ends = np.append(starts[1:], n)
+    out[order] = (0.5 * (starts + ends + 1))[run]  # a run's mean 1-based rank, exact in halves
+    return out
 
 
 def _correlation(Z: np.ndarray, chunk: int = 65_536) -> np.ndarray:
