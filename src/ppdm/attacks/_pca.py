@@ -45,6 +45,8 @@ def eigen_matching_distances(C_s: np.ndarray, C_y: np.ndarray) -> dict[str, floa
 KS_ROWS = 100_000
 #: rows per block when the moments of a large table are accumulated (no whole-table copy is made)
 _BLOCK = 65_536
+#: rows per block of the sign search's component scores
+_SCORE_BLOCK = 16_384
 
 
 def _block(A: np.ndarray, rows: np.ndarray | None, start: int, stop: int, m: int,
@@ -61,10 +63,16 @@ def _block(A: np.ndarray, rows: np.ndarray | None, start: int, stop: int, m: int
     return B[:, :m]
 
 
-def _centred_scores(B: np.ndarray, mu: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """``(B - mu) @ U``, centring ``B`` (a block of its own) in place."""
-    B -= mu
-    return B @ U
+def _scores(A: np.ndarray, rows: np.ndarray, m: int, loc: np.ndarray | None, scale: np.ndarray | None,
+            mu: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """``(A[rows] - mu) @ U`` (standardised when asked), made :data:`_SCORE_BLOCK` rows at a time: the scores
+    and one small block, not a centred copy of the rows beside them."""
+    out = np.empty((len(rows), U.shape[1]))
+    for s in range(0, len(rows), _SCORE_BLOCK):
+        B = _block(A, rows, s, s + _SCORE_BLOCK, m, loc, scale)
+        B -= mu
+        out[s:s + len(B)] = B @ U
+    return out
 
 
 def _moments(A: np.ndarray, rows: np.ndarray | None, m: int, loc: np.ndarray | None,
@@ -116,8 +124,8 @@ def pca_attack(
     n_s = len(sample_rows)
     a_rows = np.arange(n_s) if n_s <= KS_ROWS else np.sort(pick.choice(n_s, KS_ROWS, replace=False))
     b_rows = np.arange(n) if n <= KS_ROWS else np.sort(pick.choice(n, KS_ROWS, replace=False))
-    Ps = _centred_scores(_block(X, sample_rows[a_rows], 0, len(a_rows), m, loc, scale), mu_s, Us)
-    Py = _centred_scores(_block(Y, b_rows, 0, len(b_rows), m, loc, scale), mu_y, Uy)
+    Ps = _scores(X, sample_rows[a_rows], m, loc, scale, mu_s, Us)
+    Py = _scores(Y, b_rows, m, loc, scale, mu_y, Uy)
     signs = np.ones(m)
     pvals = np.empty(m)
     for i in range(m):

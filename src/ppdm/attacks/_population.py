@@ -236,15 +236,17 @@ def population_linkage(
         likelihood-optimal linkage uses its published sigma.
     """
     n = X.shape[0]
-    pool = np.arange(n) if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
-    tgt = pool if targets is None else np.asarray(targets, dtype=np.int64)
-    pz = _Pool(X, None if rows is None else pool)
+    # the pool's rows (None: every row, with no row-length vector of their numbers)
+    pool = None if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
+    n_pool = n if pool is None else len(pool)
+    tgt = (np.arange(n) if pool is None else pool) if targets is None else np.asarray(targets, dtype=np.int64)
+    pz = _Pool(X, pool)
     mu, sd = pz.mu, pz.sd
     same = Y.shape[1] == X.shape[1]
     rates: dict[str, float] = {}
     details: dict[str, Any] = {}
     # position of each target's own record in the pool (the truth)
-    where = np.searchsorted(pool, tgt)
+    where = tgt if pool is None else np.searchsorted(pool, tgt)
     if same:
         Zt = (Y[tgt] - mu) / sd
         finite = np.isfinite(Zt).all(axis=1)
@@ -252,9 +254,9 @@ def population_linkage(
         rates["population_z"] = _rate(np.where(finite, _nearest_in_pool_random_ties(Zt, pz, rng), -1), where)
         # distance to the population centre (rotations and orthonormal maps about the centre keep it)
         rates["norm"] = _rate(_nearest_1d_random_ties(np.linalg.norm(Zt, axis=1), pz.norms(), rng), where)
-        if len(pool) > PROFILE_K + 1 and len(pool) <= MAX_PROFILE_ROWS:
+        if n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
             k = PROFILE_K
-            Zb_all = (Y[pool] - mu) / sd
+            Zb_all = ((Y if pool is None else Y[pool]) - mu) / sd
             Zb_all = np.where(np.isfinite(Zb_all), Zb_all, 0.0)
             da = _pool_profile(pz.whole(), k)
             db = np.sort(nearest_neighbors(Zb_all, Zb_all, k, exclude_self=True, return_distance=True)[1], axis=1)
@@ -263,7 +265,7 @@ def population_linkage(
         if published.get("method") == "mult-noise" and published.get("preprocess") == "zscore":
             sigma = float(published.get("params", {}).get("sigma", 0.1))
             rates["multiplicative"] = _rate(_multiplicative_pick(pz, Zt, sigma), where)
-        cells = len(tgt) * len(pool)
+        cells = len(tgt) * n_pool
         if cells <= MAX_ASSIGNMENT_CELLS:
             from scipy.optimize import linear_sum_assignment
 
@@ -275,13 +277,14 @@ def population_linkage(
             pick[perm[r]] = c
             rates["assignment"] = _rate(pick, where)
         else:
-            details["assignment"] = (f"not run: {len(tgt)} targets x {len(pool)} records exceed "
+            details["assignment"] = (f"not run: {len(tgt)} targets x {n_pool} records exceed "
                                      f"{MAX_ASSIGNMENT_CELLS:,} cells")
-    elif len(pool) > PROFILE_K + 1 and len(pool) <= MAX_PROFILE_ROWS:
+    elif n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
         # a release with its own columns (an embedding): only distances compare, each table in units of its
         # own median nearest-neighbour distance
         k = PROFILE_K
-        Yp = np.where(np.isfinite(Y[pool]), Y[pool], 0.0)
+        Yp = Y if pool is None else Y[pool]
+        Yp = np.where(np.isfinite(Yp), Yp, 0.0)
         da = _pool_profile(pz.whole(), k) / 1.0  # a private copy, scaled below
         db = np.sort(nearest_neighbors(Yp, Yp, k, exclude_self=True, return_distance=True)[1], axis=1)
         da /= max(float(np.median(da[:, 0])), 1e-12)
@@ -290,12 +293,12 @@ def population_linkage(
     if categories is not None and categories[0].shape[1] > 0:
         from ppdm.attacks.uniques import special_uniques
 
-        cats_pool, cats_tgt = categories[0] if rows is None else categories[0][pool], categories[1][tgt]
+        cats_pool, cats_tgt = categories[0] if pool is None else categories[0][pool], categories[1][tgt]
         co, cr = combination_codes(cats_pool, cats_tgt)
         details.update(uniqueness(co))
         details["special_uniques"] = special_uniques(cats_pool, cats_tgt, own=where)
         rates["mixed"] = _rate(_mixed_pick(pz, (Y[tgt] - mu) / sd if same else None, co, cr, rng), where)
-    return {"rates": rates, "chance": 1.0 / max(len(pool), 1), "n_attacker_records": int(len(pool)),
+    return {"rates": rates, "chance": 1.0 / max(n_pool, 1), "n_attacker_records": int(n_pool),
             "n_targets": int(len(tgt)), **details}
 
 
