@@ -44,11 +44,15 @@ def _leaf_donors(leaves_real: np.ndarray, leaves_synth: np.ndarray, rng: np.rand
     return order[lo + (rng.random(len(leaves_synth)) * (hi - lo)).astype(np.int64)]
 
 
-def _leaves(tree: object, S: np.ndarray, columns: np.ndarray, chunk: int = 65_536) -> np.ndarray:
-    """The tree's leaf of every row of ``S`` on ``columns``, a block of rows at a time (the tree reads float32
-    copies of what it is given: never of the whole table)."""
-    return np.concatenate([tree.apply(S[s:s + chunk][:, columns])  # type: ignore[attr-defined]
-                           for s in range(0, max(len(S), 1), chunk)]) if len(S) else np.zeros(0, dtype=np.int64)
+def _leaves(tree: object, S: np.ndarray, columns: np.ndarray, rows: np.ndarray | None = None,
+            chunk: int = 65_536) -> np.ndarray:
+    """The tree's leaf of every row of ``S`` (or of ``S[rows]``) on ``columns``, a block of rows at a time (the
+    tree reads float32 copies of what it is given: never of the whole table)."""
+    n = len(S) if rows is None else len(rows)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([tree.apply((S[s:s + chunk] if rows is None else S[rows[s:s + chunk]])[:, columns])
+                           for s in range(0, n, chunk)])  # type: ignore[attr-defined]
 
 
 class CARTSynthesis(Mechanism):
@@ -113,26 +117,32 @@ class CARTSynthesis(Mechanism):
         classes = np.unique(strata)
         for s in classes:
             rows = np.flatnonzero(strata == s)
-            if len(classes) == 1:  # one stratum: drawn straight into the release
-                self._synthesise(A, rows, groups, rng, into=out)
-            else:
-                out[rows] = self._synthesise(A, rows, groups, rng)
+            # drawn straight into the release: a stratum's rows where they are, one stratum's as a block
+            self._synthesise(A, rows, groups, rng, into=out, at=None if len(classes) == 1 else rows)
         del self._A
         return out
 
     def _synthesise(self, A: np.ndarray, rows: np.ndarray, groups: list[np.ndarray],
-                    rng: np.random.Generator, into: np.ndarray | None = None) -> np.ndarray:
-        """The synthetic rows of the stratum ``A[rows]`` (written into ``into`` when given). Only the fitted
-        records (at most ``max_fit_rows``) and the synthetic rows are held: never a copy of the stratum, nor
-        of all its columns per draw."""
+                    rng: np.random.Generator, into: np.ndarray | None = None,
+                    at: np.ndarray | None = None) -> np.ndarray:
+        """The synthetic rows of the stratum ``A[rows]``, written into ``into`` (at its rows ``at``; None: its
+        first rows) when given. Only the fitted records (at most ``max_fit_rows``) and one column group of the
+        synthetic rows are held: never a copy of the stratum, nor of all its columns per draw."""
         from sklearn.tree import DecisionTreeRegressor
 
         n = len(rows)
         fit_rows = rng.choice(n, int(self.max_fit_rows), replace=False) if n > self.max_fit_rows else np.arange(n)
         R = A[rows[fit_rows]]
         S = np.empty((n, A.shape[1]), dtype=A.dtype) if into is None else into
+
+        def put(cols: np.ndarray, values: np.ndarray) -> None:
+            if at is None:
+                S[:, cols] = values
+            else:
+                S[np.ix_(at, cols)] = values
+
         first = groups[0]
-        S[:, first] = R[:, first][rng.integers(0, len(R), n)]
+        put(first, R[:, first][rng.integers(0, len(R), n)])
         done = first
         for g in groups[1:]:
             if len(R) < 2 * int(self.min_leaf):  # too few records for a split: the marginal of the stratum
@@ -141,8 +151,8 @@ class CARTSynthesis(Mechanism):
                 tree = DecisionTreeRegressor(min_samples_leaf=int(self.min_leaf),
                                              random_state=int(rng.integers(0, 2**31 - 1)))
                 tree.fit(R[:, done], R[:, g] if len(g) > 1 else R[:, g[0]])
-                donors = _leaf_donors(tree.apply(R[:, done]), _leaves(tree, S, done), rng)
-            S[:, g] = R[:, g][donors]
+                donors = _leaf_donors(tree.apply(R[:, done]), _leaves(tree, S, done, at), rng)
+            put(g, R[:, g][donors])
             done = np.concatenate([done, g])
         return S
 
