@@ -61,3 +61,65 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ParameterError, match="cannot reach the Dask scheduler"):
         _release(tmp_path, "gone", backend="dask", scheduler="tcp://127.0.0.1:9")
     assert not (tmp_path / "gone").exists()  # nothing written
+
+
+def _large_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, src: Path, name: str, **kw: object) -> dict:
+    """A table made 'large' for the test: screened on 300 rows, confirmed one candidate at a time here."""
+    from ppdm.release import load_config, release, scale
+
+    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
+    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
+    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 600)
+    cfg = load_config(None, {"methods": [{"method": "noise", "grid": {"scale": [1.0, 2.0]}},
+                                         {"method": "rotation", "grid": {}}],
+                             "threat": "population", "seed": 3})
+    return release(src, output_dir=tmp_path / name, config=cfg, id="pid", label="y", use_cache=False,
+                   progress=False, **kw).record
+
+
+def test_on_a_cluster_the_workers_read_a_large_parquet_input_themselves(tmp_path: Path, client,  # type: ignore[no-untyped-def]
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "table.parquet"
+    make_table(n=1500, m=5).drop(columns=["site"]).to_parquet(src, index=False)
+    here = _large_release(tmp_path, monkeypatch, src, "here")
+    there = _large_release(tmp_path, monkeypatch, src, "there", backend="dask", scheduler=client.scheduler.address)
+    confirmed = [c for c in there["candidates"] if c["measured_on"]["stage"] == "confirmation"]
+    assert confirmed
+    for c in confirmed:  # each confirmation says where its design came from
+        assert c["measured_on"]["design"] == "read from the Parquet input by the Dask worker that confirmed it"
+    assert all("design" not in c["measured_on"] for c in here["candidates"])
+    # a worker holds the design it read (its fingerprint), not one sent to it
+    held = client.run(lambda: list(__import__("ppdm.release.source", fromlist=["_LOADED"])._LOADED))
+    assert any(held.values())
+    # the same scores as the run here: every draw comes from the key, wherever it runs
+    assert there["chosen"]["method"] == here["chosen"]["method"]
+    assert there["chosen"]["params"] == here["chosen"]["params"]
+    for a, b in zip(here["candidates"], there["candidates"], strict=True):
+        assert a["utility"] == pytest.approx(b["utility"])
+        assert a["risk"]["reidentification"] == pytest.approx(b["risk"]["reidentification"])
+
+
+def test_a_worker_that_reads_a_different_table_refuses(tmp_path: Path) -> None:
+    import numpy as np
+
+    from ppdm.data.io import read_table
+    from ppdm.data.schema import resolve_schema
+    from ppdm.exceptions import InputError
+    from ppdm.release import source as source_module
+
+    src = tmp_path / "table.parquet"
+    df = make_table(n=300, m=4).drop(columns=["site"])
+    df.to_parquet(src, index=False)
+    schema = resolve_schema(read_table(src), id="pid", label="y")
+    X = schema.matrix(read_table(src))
+    handle = source_module.parquet_source(src, schema, None, source_module.design_fingerprint(X, schema.released),
+                                          len(X))
+    assert handle is not None and len(handle) == 300
+    source_module._LOADED.clear()
+    assert np.array_equal(handle.load(), X)  # the same design, read from the file
+    assert source_module.parquet_source(tmp_path / "table.csv", schema, None, "x", 300) is None  # not Parquet
+    source_module._LOADED.clear()
+    df.assign(x0=df["x0"] + 1.0).to_parquet(src, index=False)  # the file changed under the workers
+    with pytest.raises(InputError, match="read a different table"):
+        handle.load()
+    source_module._LOADED.clear()

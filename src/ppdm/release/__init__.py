@@ -113,14 +113,6 @@ def _side_digest(y: np.ndarray | None, categories: np.ndarray) -> Any:
     return h
 
 
-def _fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
-    h = hashlib.sha256()
-    h.update(json.dumps(list(columns)).encode())
-    h.update(str(X.shape).encode())
-    h.update(memoryview(np.ascontiguousarray(X)).cast("B"))  # the buffer itself: no copy of the table
-    return h.hexdigest()
-
-
 def release(source: str | os.PathLike[str] | pd.DataFrame, *, output_dir: str | os.PathLike[str],
             **kwargs: Any) -> ReleaseResult:
     """Choose and write a release (see :func:`_release` for the parameters and the module for the outputs).
@@ -231,7 +223,9 @@ def _release(
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": auto})})
     if cfg.policy.objective != "neighbour_pct" and y is None:  # no label: no classifier to measure
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": "neighbour_pct"})})
-    fp = _fingerprint(X, schema.released)
+    from ppdm.release.source import design_fingerprint, parquet_source
+
+    fp = design_fingerprint(X, schema.released)
     from ppdm.keys import release_key, warn_known
 
     key = release_key(cfg.seed)
@@ -285,7 +279,10 @@ def _release(
     with sweep_backend(backend, scheduler) as where:
         if len(X) > SCREEN_ABOVE:
             # a large table: every candidate screened on a sample, the best confirmed on every row
-            everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
+            # on a cluster, the workers confirming a candidate read a Parquet input themselves
+            design_source = parquet_source(source, schema, codec, fp, len(X)) if where is not None else None
+            everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context,
+                                            source=design_source)
         else:
             everything = run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
     failed = [c for c in everything if "failed" in c]

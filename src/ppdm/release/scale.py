@@ -60,7 +60,7 @@ def screen_rows(y: np.ndarray | None, n: int, seed: int) -> np.ndarray:
 
 
 def score_at_scale(
-    X: np.ndarray,
+    X: np.ndarray | Any,
     y: np.ndarray | None,
     method: str,
     params: dict[str, Any],
@@ -82,6 +82,8 @@ def score_at_scale(
 ) -> dict[str, Any]:
     """Score one candidate on every row of a large table (the confirmation stage; see the module).
 
+    ``X``: the design, or on a Dask worker the :class:`~ppdm.release.source.DesignSource` it reads it from.
+
     The candidate releases the training rows once (all rows without a label); that release is measured:
     distortion on all its rows, utility on samples (as for any table), the train-on-release models tested
     on the held-out real records, and the attacks on a seeded sample of targets against all its records.
@@ -91,8 +93,13 @@ def score_at_scale(
     else reads ``X`` while this runs, so its training rows are brought together in place instead of copied
     (see :func:`training_rows_first`; ``X`` is as it was when this returns).
     """
+    from ppdm.release.source import DesignSource
+
     t0 = time.perf_counter()
     step = _Steps(on_step)
+    read_here = isinstance(X, DesignSource)
+    if read_here:  # a cluster's worker: the design read from the Parquet input, not sent to it
+        X = X.load()
     n = X.shape[0]
     step("release")
     train, test = holdout if holdout is not None and y is not None else (np.arange(n), np.zeros(0, dtype=np.int64))
@@ -100,34 +107,38 @@ def score_at_scale(
     # a pure number table's training rows are brought together in place (a whole-table codec decodes X)
     X_tr, train, restore = training_rows_first(X, train, test, in_place=sole_user and codec is None)
     try:
-        return _measure(X, X_tr, X_test, y, train, test, method, params, preprocess=preprocess, threat=threat,
-                        seed=seed, max_reidentification=max_reidentification, key_seed=key_seed,
-                        columns=columns, categories=categories, seed_known=seed_known, codec=codec,
-                        targets=targets, first_batch=first_batch, step=step, t0=t0)
+        out = _measure(X, X_tr, X_test, y, train, test, method, params, preprocess=preprocess, threat=threat,
+                       seed=seed, max_reidentification=max_reidentification, key_seed=key_seed,
+                       columns=columns, categories=categories, seed_known=seed_known, codec=codec,
+                       targets=targets, first_batch=first_batch, step=step, t0=t0)
     finally:
         restore()
+    if read_here:
+        out["measured_on"]["design"] = "read from the Parquet input by the Dask worker that confirmed it"
+    return out
 
 
 def training_rows_first(X: np.ndarray, train: np.ndarray, test: np.ndarray, *,
                         in_place: bool) -> tuple[np.ndarray, np.ndarray, Any]:
     """The training rows of ``X`` as one array, the row of ``X`` each of them is, and ``restore()``.
 
-    ``in_place`` (a writeable ``X`` nobody else reads meanwhile): the held-out rows among the first
-    ``len(train)`` are swapped with the training rows after them, so the training rows are a view of ``X``'s
-    first rows, not a table-sized copy; ``restore()`` swaps them back. Otherwise a copy (in ``train``'s
-    order), and ``restore()`` does nothing. ``train`` and ``test`` are sorted and together are every row.
+    The held-out rows among the first ``len(train)`` give their places to the training rows after them, in
+    order. ``in_place`` (a writeable ``X`` nobody else reads meanwhile): those rows are swapped in ``X``, so
+    the training rows are a view of ``X``'s first rows, not a table-sized copy, and ``restore()`` swaps them
+    back. Otherwise a copy in the same order (so a candidate measures the same rows wherever it runs), and
+    ``restore()`` does nothing. ``train`` and ``test`` are sorted and together are every row.
     """
     if len(test) == 0:
         return X, train, lambda: None
-    if not (in_place and X.flags.writeable):
-        return X[train], train, lambda: None
     n_tr = len(train)
     front, back = test[test < n_tr], train[train >= n_tr]  # as many held-out rows in front as training behind
+    order = np.arange(n_tr)
+    order[front] = back
+    if not (in_place and X.flags.writeable):
+        return X[order], order, lambda: None
     saved = X[front]
     X[front] = X[back]
     X[back] = saved
-    order = np.arange(n_tr)
-    order[front] = back
 
     def restore() -> None:
         X[back] = X[front]

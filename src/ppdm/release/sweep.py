@@ -90,13 +90,18 @@ def sweep_backend(backend: str, scheduler: str | None) -> Iterator[str | None]:
             yield str(info["cluster"])
 
 
-def _workers(cfg: ReleaseConfig, todo: int) -> int | None:
-    """Worker processes for ``todo`` candidates: the configured number here, every worker of a cluster."""
+def _on_cluster() -> bool:
+    """The candidates are tasks of a Dask cluster (see :func:`sweep_backend`)."""
     from joblib.parallel import get_active_backend
 
+    return type(get_active_backend()[0]).__name__ == "DaskDistributedBackend"
+
+
+def _workers(cfg: ReleaseConfig, todo: int) -> int | None:
+    """Worker processes for ``todo`` candidates: the configured number here, every worker of a cluster."""
     if todo <= 1:
         return 1
-    return None if type(get_active_backend()[0]).__name__ == "DaskDistributedBackend" else cfg.n_jobs
+    return None if _on_cluster() else cfg.n_jobs
 
 
 def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
@@ -212,7 +217,7 @@ def indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
 
 def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]],
                        cfg: ReleaseConfig, cache: Cache, progress: bool, seed: int,
-                       context: dict[str, Any]) -> list[dict[str, Any]]:
+                       context: dict[str, Any], *, source: Any = None) -> list[dict[str, Any]]:
     """The two-stage sweep of a large table (see :mod:`ppdm.release.scale`): one result per job.
 
     Every job is screened on a sample; those that meet the policy there are confirmed on every row, best
@@ -252,7 +257,7 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
         batch = queue[start:start + per_round]
         confirm = [(hashlib.sha256(f"confirm:{jobs[i][0]}".encode()).hexdigest(), jobs[i][1], jobs[i][2])
                    for i in batch]
-        done = _confirm(X, y, confirm, cfg, cache, progress, seed, context, score_at_scale)
+        done = _confirm(X, y, confirm, cfg, cache, progress, seed, context, score_at_scale, source=source)
         for i, res in zip(batch, done, strict=True):
             if "failed" not in res:
                 res["measured_on"]["screening"] = {"met_policy": i in passing,
@@ -264,13 +269,19 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
 
 
 def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
-             cache: Cache, progress: bool, seed: int, context: dict[str, Any], fn: Any) -> list[dict[str, Any]]:
+             cache: Cache, progress: bool, seed: int, context: dict[str, Any], fn: Any, *,
+             source: Any = None) -> list[dict[str, Any]]:
     """Confirm candidates on the whole table: side by side when the table is small enough for a worker each
     (up to :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), else one after the other (each holds the
-    table's copies in memory)."""
+    table's copies in memory). On a Dask cluster with a Parquet ``source``
+    (:class:`~ppdm.release.source.DesignSource`), the cluster's workers confirm them side by side, each reading
+    the design from the file itself: nothing table-sized is sent from here."""
     from ppdm.release.scale import ONE_FINALIST_ABOVE
 
     kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed,
           "max_reidentification": cfg.policy.max_reidentification, **context}
+    if source is not None and len(X) > ONE_FINALIST_ABOVE and _on_cluster():
+        return _score_jobs(source, y, jobs, cache, progress, f"confirming on all {len(X):,} rows (on the cluster)",
+                           fn, kw, lambda todo: None, steps=True)
     return _score_jobs(X, y, jobs, cache, progress, f"confirming on all {len(X):,} rows", fn, kw,
                        lambda todo: _workers(cfg, todo) if len(X) <= ONE_FINALIST_ABOVE else 1, steps=True)
