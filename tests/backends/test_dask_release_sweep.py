@@ -88,6 +88,8 @@ def test_on_a_cluster_the_workers_read_a_large_parquet_input_themselves(tmp_path
     for c in confirmed:  # each confirmation says where its design came from
         assert c["measured_on"]["design"] == "read from the Parquet input by the Dask worker that confirmed it"
     assert all("design" not in c["measured_on"] for c in here["candidates"])
+    assert "its workers read the Parquet input themselves" in there["utility_note"]
+    assert "the chosen release was computed here" in there["utility_note"]
     # a worker holds the design it read (its fingerprint), not one sent to it
     held = client.run(lambda: list(__import__("ppdm.release.source", fromlist=["_LOADED"])._LOADED))
     assert any(held.values())

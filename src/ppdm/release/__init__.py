@@ -308,9 +308,15 @@ def _release(
                      f"RBF SVM on {SVM_SAMPLE} of them (about +-2.2 points); train-on-release models learn from at "
                      f"most {TSTR_TRAIN_SAMPLE} released rows")
     if where is not None:
-        notes.append(f"the candidates were scored as tasks on a Dask cluster ({where}); "
-                     + ("the confirmations on every row and " if len(X) > SCREEN_ABOVE else "")
-                     + "the chosen release were computed here")
+        from ppdm.release.scale import ONE_FINALIST_ABOVE
+
+        # above ONE_FINALIST_ABOVE rows the confirmations run here unless the workers read a Parquet input
+        read = any(c.get("measured_on", {}).get("design") for c in cands)
+        here = "the chosen release was" if read or len(X) <= ONE_FINALIST_ABOVE else (
+            "the confirmations on every row and the chosen release were")
+        notes.append(f"the candidates were scored as tasks on a Dask cluster ({where})"
+                     + ("; its workers read the Parquet input themselves to confirm candidates on every row"
+                        if read else "") + f"; {here} computed here")
     if folds and len(folds) > 1:
         notes.append(f"train-on-release accuracy is pooled over {len(folds)} disjoint held-out folds "
                      f"({sum(len(te) for _, te in folds):,} real records tested, each against a release of the "
