@@ -275,3 +275,38 @@ def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(
     assert swaps and all(swaps)  # every confirmation ran here, alone, and swapped in place
     # the final release is made from the design exactly as it was read: every swap was undone
     np.testing.assert_array_equal(seen["X"], X)
+
+
+def test_confirmation_goes_on_while_a_candidate_left_could_beat_the_best_confirmed(monkeypatch) -> None:
+    """A screening estimate can be far off: the first candidate to hold the policy on every row is not chosen
+    while the next one's estimate is higher than its confirmed value by more than the margin."""
+    import ppdm.release.sweep as sweep
+    from ppdm.release import load_config
+    from ppdm.release.sweep import Cache, screen_and_confirm
+
+    X, y = _table(3000)
+    monkeypatch.setattr(scale, "SCREEN_ABOVE", 1000)
+    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 1000)  # one candidate a round
+    screening = {"a": 70.0, "b": 66.0, "c": 61.0}  # the sample's estimates, best first
+    confirmed = {"a": 60.0, "b": 65.0, "c": 64.0}  # on every row: 'a' was flattered by its sample
+    jobs = [(k, "noise", {"scale": k}) for k in screening]
+
+    def fake_sweep(Xs, ys, salted, cfg, cache, progress, seed, ctx, title=""):  # type: ignore[no-untyped-def]
+        return [{"method": m, "params": p, "utility": {"knn_pct": screening[p["scale"]]},
+                 "risk": {"reidentification": 0.0, "within_5pct": 0.0}} for _, m, p in salted]
+
+    asked = []
+
+    def fake_confirm(X, y, todo, cfg, cache, progress, seed, context, fn, source=None):  # type: ignore[no-untyped-def]
+        asked.extend(p["scale"] for _, _, p in todo)
+        return [{"method": m, "params": p, "utility": {"knn_pct": confirmed[p["scale"]]},
+                 "risk": {"reidentification": 0.0, "within_5pct": 0.0}, "measured_on": {"stage": "confirmation"}}
+                for _, m, p in todo]
+
+    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    monkeypatch.setattr(sweep, "_confirm", fake_confirm)
+    cfg = load_config(None, {"policy": {"objective": "knn_pct"}})
+    ctx = {"categories": np.zeros((len(X), 0), dtype=object)}
+    screen_and_confirm(X, y, jobs, cfg, Cache(None), False, 0, ctx)
+    # 'a' holds the policy at 60; 'b' (66 > 60 + 2) is confirmed at 65; 'c' (61 <= 65 + 2) is not
+    assert asked == ["a", "b"]

@@ -222,13 +222,14 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
 
     Every job is screened on a sample; those that meet the policy there are confirmed on every row, best
     screening utility first, :data:`~ppdm.release.scale.FINALISTS` at a time (one above
-    :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), until one holds the policy on the whole table (at
-    most three rounds). With none meeting it on the sample, the safest ones are
-    confirmed. A result from the screening alone carries ``measured_on.stage == "screening"`` and can
-    never be chosen.
+    :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), until one holds the policy on the whole table and
+    no candidate left could beat it (its screening estimate is not higher than the best confirmed value by
+    more than :data:`~ppdm.release.scale.SCREEN_MARGIN`), at most three rounds. With none meeting it on the
+    sample, the safest ones are confirmed until one holds it. A result from the screening alone carries
+    ``measured_on.stage == "screening"`` and can never be chosen.
     """
     from ppdm.release.evaluate import holdout_split
-    from ppdm.release.scale import FINALISTS, ONE_FINALIST_ABOVE, score_at_scale, screen_rows
+    from ppdm.release.scale import FINALISTS, ONE_FINALIST_ABOVE, SCREEN_MARGIN, score_at_scale, screen_rows
     from ppdm.release.select import meets_policy, risk_score
 
     rows = screen_rows(y, len(X), seed)
@@ -253,6 +254,7 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
     queue = passing or sorted(ok, key=lambda i: risk_score(screened[i]))
     results = list(screened)
     per_round = 1 if len(X) > ONE_FINALIST_ABOVE else FINALISTS
+    best: float | None = None  # the best objective among the confirmed candidates that hold the policy
     for start in range(0, min(len(queue), 3 * per_round), per_round):
         batch = queue[start:start + per_round]
         confirm = [(hashlib.sha256(f"confirm:{jobs[i][0]}".encode()).hexdigest(), jobs[i][1], jobs[i][2])
@@ -263,7 +265,16 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
                 res["measured_on"]["screening"] = {"met_policy": i in passing,
                                                    obj: screened[i]["utility"].get(obj)}
             results[i] = res
-        if any("failed" not in r and meets_policy(r, cfg.policy) for r in done):
+        held = [float(r["utility"].get(obj, float("-inf"))) for r in done
+                if "failed" not in r and meets_policy(r, cfg.policy)]
+        best = max([*held, *([] if best is None else [best])], default=None)
+        if best is None:
+            continue
+        # a further candidate is confirmed only while its screening estimate could still beat the best one
+        # confirmed (a sample's estimate can be far off: the first to hold the policy is not always the best)
+        upcoming = queue[start + per_round:start + 2 * per_round]
+        if not passing or not upcoming or all(
+                float(screened[i]["utility"].get(obj, float("-inf"))) <= best + SCREEN_MARGIN for i in upcoming):
             break
     return results
 
