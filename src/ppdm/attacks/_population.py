@@ -342,10 +342,8 @@ def _mixed_pick(pool: _Pool, Zt: np.ndarray | None, co: np.ndarray, cr: np.ndarr
         starts = np.searchsorted(co[order], np.arange(co.max() + 2 if len(co) else 1))
     for g in groups:
         t = np.flatnonzero(cr == g)
-        if g < 0:
-            cand = np.arange(len(co))
-        else:
-            cand = np.flatnonzero(co == g) if few else order[starts[g]:starts[g + 1]]
+        cand = np.zeros(0, dtype=np.int64) if g < 0 else (
+            np.flatnonzero(co == g) if few else order[starts[g]:starts[g + 1]])
         if len(cand) == 0:
             cand = np.arange(len(co))  # a combination the original lacks: every record, in row order
         if Zt is None or Zt.shape[1] == 0:
