@@ -24,6 +24,21 @@ def test_the_sorted_search_picks_a_record_at_the_least_distance(pool: list[float
     np.testing.assert_allclose(np.abs(q - p[pick]), least, atol=1e-11)
 
 
+@settings(max_examples=200, deadline=None)
+@given(pool=_values, queries=_values, seed=st.integers(0, 10**6))
+def test_sorting_the_pool_in_place_picks_the_same_records(pool: list[float], queries: list[float],
+                                                          seed: int) -> None:
+    """A pool the caller gives up is sorted where it is: the picks (ties included) and the random stream
+    are those of the search on a sorted copy."""
+    p, q = np.array(pool), np.array(queries)
+    r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+    copied = _nearest_1d_random_ties(q, p.copy(), r1)
+    given_up = p.copy()
+    np.testing.assert_array_equal(_nearest_1d_random_ties(q, given_up, r2, sort_p=True), copied)
+    np.testing.assert_array_equal(given_up, np.sort(p))  # sorted where it was
+    assert r1.random() == r2.random()
+
+
 def test_every_tie_on_either_side_is_equally_likely() -> None:
     p = np.array([0.0, 2.0, 2.0, 2.0, 4.0, 7.0])
     # 1.0 is as far from record 0 as from records 1-3; 2.0 is one of the three equal records

@@ -210,22 +210,32 @@ def test_training_rows_first_in_place_holds_the_training_rows_and_puts_the_table
     before = X.copy()
     test = np.sort(rng.choice(50, 9, replace=False))
     train = np.setdiff1d(np.arange(50), test)
-    X_tr, order, restore = training_rows_first(X, train, test, in_place=True)
+    y = np.array([f"c{i % 4}" for i in range(50)])
+    shown = np.array([[f"s{i}", i % 3] for i in range(50)], dtype=object)
+    y0, shown0 = y.copy(), shown.copy()
+    X_tr, order, restore, (y_tr, shown_tr) = training_rows_first(X, train, test, in_place=True, beside=[y, shown])
     assert np.shares_memory(X_tr, X) and len(X_tr) == len(train)  # a view, not a copy
-    assert sorted(order) == list(train)
+    assert np.shares_memory(y_tr, y) and np.shares_memory(shown_tr, shown)  # and the label's rows with it
+    assert sorted(order) == list(train) and order.dtype == train.dtype
     np.testing.assert_array_equal(X_tr, before[order])
+    np.testing.assert_array_equal(y_tr, y0[order])
+    np.testing.assert_array_equal(shown_tr, shown0[order])
     restore()
     np.testing.assert_array_equal(X, before)
+    np.testing.assert_array_equal(y, y0)
+    np.testing.assert_array_equal(shown, shown0)
     # not in place (or a table nobody may write): a copy in the same order, the table untouched
     swapped_order = order.copy()
     X.flags.writeable = False
     for in_place in (True, False):
-        X_tr, order, restore = training_rows_first(X, train, test, in_place=in_place)
-        assert not np.shares_memory(X_tr, X)
+        X_tr, order, restore, (y_tr,) = training_rows_first(X, train, test, in_place=in_place, beside=[y])
+        assert not np.shares_memory(X_tr, X) and not np.shares_memory(y_tr, y)
         np.testing.assert_array_equal(order, swapped_order)
         np.testing.assert_array_equal(X_tr, before[order])
+        np.testing.assert_array_equal(y_tr, y0[order])
         restore()
     np.testing.assert_array_equal(X, before)
+    np.testing.assert_array_equal(y, y0)
 
 
 def test_a_sole_user_confirmation_measures_the_same_rows_and_leaves_the_table_as_it_was() -> None:
@@ -257,12 +267,12 @@ def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(
     swaps, seen = [], {}
     real_swap, real_write = scale.training_rows_first, rel._write_outputs
 
-    def spy_swap(X, train, test, *, in_place):  # type: ignore[no-untyped-def]
-        swaps.append(in_place and X.flags.writeable)
-        return real_swap(X, train, test, in_place=in_place)
+    def spy_swap(X, train, test, *, in_place, beside=()):  # type: ignore[no-untyped-def]
+        swaps.append(in_place and X.flags.writeable and all(a.flags.writeable for a in beside))
+        return real_swap(X, train, test, in_place=in_place, beside=beside)
 
     def spy_write(df_, schema, design, *a, **k):  # type: ignore[no-untyped-def]
-        seen["X"] = design[0].copy()
+        seen["X"], seen["y"] = design[0].copy(), np.asarray(a[0]).copy()
         return real_write(df_, schema, design, *a, **k)
 
     monkeypatch.setattr(scale, "training_rows_first", spy_swap)
@@ -275,6 +285,7 @@ def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(
     assert swaps and all(swaps)  # every confirmation ran here, alone, and swapped in place
     # the final release is made from the design exactly as it was read: every swap was undone
     np.testing.assert_array_equal(seen["X"], X)
+    np.testing.assert_array_equal(seen["y"], np.asarray(y).astype(str))  # the label's rows were put back too
 
 
 def test_confirmation_goes_on_while_a_candidate_left_could_beat_the_best_confirmed(monkeypatch) -> None:

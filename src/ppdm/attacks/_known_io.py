@@ -91,6 +91,7 @@ def _forward_rmse(X: np.ndarray, Y: np.ndarray, F: np.ndarray, c: Any, chunk: in
         D += c
         D -= Y[s:s + chunk]
         total += float(np.einsum("ij,ij->", D, D))
+        del D  # one chunk at a time
     return float(np.sqrt(total / max(Y.size, 1)))
 
 

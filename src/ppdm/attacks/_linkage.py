@@ -71,6 +71,7 @@ def nearest_in_pool(queries: np.ndarray, X: np.ndarray, rows: np.ndarray | None,
     for start in range(0, n, POOL_BLOCK):
         block = X[start:start + POOL_BLOCK] if rows is None else X[rows[start:start + POOL_BLOCK]]
         idx, dist = nearest_neighbors(queries, to_space(block), 1, return_distance=True)
+        del block  # one block at a time
         closer = dist[:, 0] < best
         best[closer], where[closer] = dist[closer, 0], idx[closer, 0] + start
     return where

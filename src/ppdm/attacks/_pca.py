@@ -47,6 +47,8 @@ KS_ROWS = 100_000
 _BLOCK = 65_536
 #: rows per block of the sign search's component scores
 _SCORE_BLOCK = 16_384
+#: components whose scores the sign search holds at a time (both sides, :data:`KS_ROWS` rows each)
+_SIGN_GROUP = 4
 
 
 def _block(A: np.ndarray, rows: np.ndarray | None, start: int, stop: int, m: int,
@@ -64,14 +66,16 @@ def _block(A: np.ndarray, rows: np.ndarray | None, start: int, stop: int, m: int
 
 
 def _scores(A: np.ndarray, rows: np.ndarray, m: int, loc: np.ndarray | None, scale: np.ndarray | None,
-            mu: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """``(A[rows] - mu) @ U`` (standardised when asked), made :data:`_SCORE_BLOCK` rows at a time: the scores
-    and one small block, not a centred copy of the rows beside them."""
-    out = np.empty((len(rows), U.shape[1]))
+            mu: np.ndarray, U: np.ndarray, cols: slice) -> np.ndarray:
+    """``((A[rows] - mu) @ U)[:, cols]`` (standardised when asked), made :data:`_SCORE_BLOCK` rows at a time:
+    the scores of a few components and one small block, not a centred copy of the rows beside them. Each block
+    is multiplied by all of ``U`` and the columns taken, so a component's scores do not depend on the group."""
+    out = np.empty((len(rows), len(range(*cols.indices(U.shape[1])))))
     for s in range(0, len(rows), _SCORE_BLOCK):
         B = _block(A, rows, s, s + _SCORE_BLOCK, m, loc, scale)
         B -= mu
-        out[s:s + len(B)] = B @ U
+        out[s:s + len(B)] = (B @ U)[:, cols]
+        del B  # one block at a time
     return out
 
 
@@ -89,6 +93,7 @@ def _moments(A: np.ndarray, rows: np.ndarray | None, m: int, loc: np.ndarray | N
         D = _block(A, rows, s, s + _BLOCK, m, loc, scale)
         D -= mu
         C += D.T @ D
+        del D  # one block at a time
     C /= max(n - 1, 1)
     d = np.diag(C).copy()
     C[np.diag_indices_from(C)] = np.where(d == 0, 1e-4, d)
@@ -124,16 +129,20 @@ def pca_attack(
     n_s = len(sample_rows)
     a_rows = np.arange(n_s) if n_s <= KS_ROWS else np.sort(pick.choice(n_s, KS_ROWS, replace=False))
     b_rows = np.arange(n) if n <= KS_ROWS else np.sort(pick.choice(n, KS_ROWS, replace=False))
-    Ps = _scores(X, sample_rows[a_rows], m, loc, scale, mu_s, Us)
-    Py = _scores(Y, b_rows, m, loc, scale, mu_y, Uy)
     signs = np.ones(m)
     pvals = np.empty(m)
-    for i in range(m):
-        a, b = Ps[:, i], Py[:, i]
-        d_plus, d_minus = ks_statistic(a, np.sort(b)), ks_statistic(a, np.sort(-b))
-        signs[i] = 1.0 if d_plus <= d_minus else -1.0
-        pvals[i] = ks_2samp(a, signs[i] * b, method="asymp").pvalue
-    del Ps, Py
+    a_sample = sample_rows[a_rows]
+    # a few components at a time: on a large table both sides' scores of every component would be 32 MB
+    for g in range(0, m, _SIGN_GROUP):
+        cols = slice(g, min(m, g + _SIGN_GROUP))
+        Ps = _scores(X, a_sample, m, loc, scale, mu_s, Us, cols)
+        Py = _scores(Y, b_rows, m, loc, scale, mu_y, Uy, cols)
+        for i in range(cols.start, cols.stop):
+            a, b = Ps[:, i - g], Py[:, i - g]
+            d_plus, d_minus = ks_statistic(a, np.sort(b)), ks_statistic(a, np.sort(-b))
+            signs[i] = 1.0 if d_plus <= d_minus else -1.0
+            pvals[i] = ks_2samp(a, signs[i] * b, method="asymp").pvalue
+        del Ps, Py
     out = np.arange(n) if out_rows is None else np.asarray(out_rows)
     X_hat = np.empty((len(out), m))
     for s in range(0, len(out), _BLOCK):

@@ -27,6 +27,7 @@ import numpy as np
 
 from ppdm.attacks._linkage import POOL_BLOCK  # rows of the attacker's pool put into z-scores at a time
 from ppdm.utils.neighbors import nearest_neighbors
+from ppdm.utils.rows import row_dtype
 
 __all__ = ["population_linkage", "combination_codes", "uniqueness"]
 
@@ -82,6 +83,7 @@ class _Pool:
         for start in range(0, self.n, POOL_BLOCK):
             Z = self.take(slice(start, start + POOL_BLOCK))
             out[start:start + len(Z)] = np.sqrt(np.einsum("ij,ij->i", Z, Z))
+            del Z  # freed before the next block is made, not after: one block at a time
         return out
 
 
@@ -115,6 +117,7 @@ def _nearest_in_pool_random_ties(Q: np.ndarray, pool: _Pool, rng: np.random.Gene
         sel = slice(start, start + POOL_BLOCK) if positions is None else positions[start:start + POOL_BLOCK]
         P = pool.take(sel)
         i, d = nearest_neighbors(Q, P, min(k, len(P)), return_distance=True)
+        del P  # one block at a time
         i = i + start
         if idx is None:
             idx, dist = i, d
@@ -125,13 +128,19 @@ def _nearest_in_pool_random_ties(Q: np.ndarray, pool: _Pool, rng: np.random.Gene
     return _pick_among(idx, dist, rng)
 
 
-def _nearest_1d_random_ties(q: np.ndarray, p: np.ndarray, rng: np.random.Generator, k: int = 8) -> np.ndarray:
+def _nearest_1d_random_ties(q: np.ndarray, p: np.ndarray, rng: np.random.Generator, k: int = 8, *,
+                            sort_p: bool = False) -> np.ndarray:
     """:func:`_nearest_random_ties` for one column, by sorting instead of a distance search: exact, every
     tie (equal distance, either side) equally likely. Draws from ``rng`` what the search would (a key per
-    query and neighbour), so the attacks after it see the same random stream."""
+    query and neighbour), so the attacks after it see the same random stream. ``sort_p``: ``p`` is the
+    caller's to give up, and is sorted where it is (no sorted copy beside it and its order)."""
     keys = rng.random((len(q), min(k, len(p))))[:, 0]
     order = np.argsort(p, kind="stable")
-    ps = p[order]
+    if sort_p:
+        p.sort(kind="stable")  # the same values in the same places as p[order]: both sorts are stable
+        ps = p
+    else:
+        ps = p[order]
     pos = np.searchsorted(ps, q)
     left = np.abs(q - ps[np.clip(pos - 1, 0, len(ps) - 1)])
     right = np.abs(ps[np.clip(pos, 0, len(ps) - 1)] - q)
@@ -194,7 +203,8 @@ def combination_codes(orig: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np
         # a released row absent from the original on any column so far stays absent
         kr = np.where((kr < 0) | (cr < 0), -1, Index(uniq).get_indexer(np.maximum(kr, 0) * k + np.maximum(cr, 0)))
         ko = ko.astype(np.int64, copy=False)
-    return ko, kr.astype(np.int64, copy=False)
+    # held while the attack runs: codes are below the number of records, so row-number sized
+    return ko.astype(row_dtype(len(ko)), copy=False), kr.astype(np.int64, copy=False)
 
 
 def uniqueness(codes: np.ndarray) -> dict[str, Any]:
@@ -203,7 +213,8 @@ def uniqueness(codes: np.ndarray) -> dict[str, Any]:
     if codes.size and codes.min() >= 0:  # codes from 0 (as combination_codes gives): counted, not sorted
         counts = np.bincount(codes)
         present = counts[counts > 0]
-        return {"unique_share": float(np.mean(counts[codes] == 1)), "k_anonymity": int(present.min()),
+        # each record's group looked up as "is it alone", not as its count: a byte a record, not eight
+        return {"unique_share": float(np.mean((counts == 1)[codes])), "k_anonymity": int(present.min()),
                 "n_groups": int(len(present))}
     _, counts = np.unique(codes, return_counts=True)
     per_record = counts[np.searchsorted(np.unique(codes), codes)]
@@ -253,7 +264,8 @@ def population_linkage(
         Zt = np.where(np.isfinite(Zt), Zt, 0.0)
         rates["population_z"] = _rate(np.where(finite, _nearest_in_pool_random_ties(Zt, pz, rng), -1), where)
         # distance to the population centre (rotations and orthonormal maps about the centre keep it)
-        rates["norm"] = _rate(_nearest_1d_random_ties(np.linalg.norm(Zt, axis=1), pz.norms(), rng), where)
+        rates["norm"] = _rate(_nearest_1d_random_ties(np.linalg.norm(Zt, axis=1), pz.norms(), rng, sort_p=True),
+                              where)
         if n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
             k = PROFILE_K
             Zb_all = ((Y if pool is None else Y[pool]) - mu) / sd
@@ -323,6 +335,7 @@ def _multiplicative_pick(pool: _Pool, Zt: np.ndarray, sigma: float, chunk: int =
             closer = c < best[s:s + chunk]
             best[s:s + chunk][closer] = c[closer]
             pick[s:s + chunk][closer] = j[closer] + start
+        del Za, a, inv, a_inv  # the block's arrays go before the next block's are made
     return pick
 
 

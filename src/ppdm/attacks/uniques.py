@@ -119,14 +119,14 @@ def special_uniques(orig: np.ndarray, rel: np.ndarray, *, max_size: int = 3,
             if span <= max(n, 1024):
                 count_o = np.bincount(ko, minlength=span)
                 uo = None
-                orig_unique |= count_o[ko] == 1
+                orig_unique |= (count_o == 1)[ko]  # a byte a record, not a count
             else:
                 where_o, uo = factorize(ko, size_hint=min(n, HASH_HINT))
                 count_o = np.bincount(where_o)
-                orig_unique |= count_o[where_o] == 1
+                orig_unique |= (count_o == 1)[where_o]
                 del where_o
             _, inv_r, count_r = np.unique(kr, return_inverse=True, return_counts=True)
-            unique_here = count_r[inv_r] == 1
+            unique_here = (count_r == 1)[inv_r]
             rel_unique |= unique_here
             # the real records with the released row's values on this subset
             pos = kr if uo is None else Index(uo).get_indexer(kr)

@@ -238,7 +238,7 @@ class DPGaussianCopula(Mechanism):
         n, m = A.shape
         self._check_params(m)
         dp = opendp_prelude()
-        strata = strata_of(y, n, self.per_class)
+        strata = strata_of(y, n, self.per_class).astype(np.int64)  # OpenDP's measurements take 64-bit codes
         K = int(strata.max()) + 1
         given, self.bounds_source_ = self._given_bounds(A)
         nb = int(self.n_bins)

@@ -59,6 +59,7 @@ def _fro_diff(A: np.ndarray, B: np.ndarray, chunk: int = 65_536) -> float:
         D = A[s:s + chunk] - B[s:s + chunk]
         D = D.reshape(D.shape[0], -1) if D.ndim != 2 else D
         diff += float(np.einsum("ij,ij->", D, D))
+        del D  # one block at a time
     return float(np.sqrt(diff))
 
 

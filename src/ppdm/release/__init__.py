@@ -263,7 +263,7 @@ def _release(
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
 
     # on a large table one split holds out thousands of records; a small one pools disjoint folds
-    folds = None
+    folds = split = None
     if y is not None and len(X) <= SCREEN_ABOVE:
         folds = holdout_folds(y, seed=evaluation_seed)
     elif y is not None and (split := holdout_split(y, seed=evaluation_seed)) is not None:
@@ -337,7 +337,9 @@ def _release(
     # the design goes to the last stage as its only holder, which frees it once the record is made: the
     # written release is then the one table-sized array left
     design = [X]
-    del X
+    # row-length vectors the sweep alone needed (the shown columns as text, the held-out folds' row numbers)
+    # go before the chosen release is made beside the design
+    del X, categories, folds, split, holdout, context
     give_back()  # the sweep's freed working memory, before the chosen release is made from all rows
     return _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=label_note,
@@ -400,6 +402,7 @@ def _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_u
         mech = build_candidate(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM),
                                codec=codec)
         B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
+    give_back()  # the mechanism's freed working memory, before the figures and the assembly beside X and B
     if codec is not None:
         from ppdm.data.codec import mask_gaps
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ppdm.utils.rows import row_dtype
+
 __all__ = ["utility_scores", "score_candidate", "risk_of", "holdout_split", "holdout_folds",
            "train_on_release_accuracy", "binomial_interval", "pooled", "scalar_items", "sensitive_risk",
            "linked_value_disclosure", "tstr_scores", "with_linked_risk"]
@@ -110,7 +112,8 @@ def holdout_split(y: np.ndarray, *, share: float = 0.2, max_rows: int = 5000, se
     n_test = int(min(max_rows, max(len(classes), round(share * len(y)))))
     idx = np.arange(len(y))
     train, test = train_test_split(idx, test_size=n_test, stratify=np.asarray(y).astype(str), random_state=seed)
-    return np.sort(train), np.sort(test)
+    # row numbers held for the whole sweep: 32 bits each on any table that fits them
+    return np.sort(train).astype(row_dtype(len(y))), np.sort(test).astype(row_dtype(len(y)))
 
 
 def holdout_folds(y: np.ndarray, *, share: float = 0.2, max_rows: int = 5000, seed: int = 0,

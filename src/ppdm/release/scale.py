@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from ppdm.utils.rows import row_dtype
 
 __all__ = ["SCREEN_ABOVE", "SCREEN_ROWS", "ATTACK_TARGETS", "FIRST_BATCH", "FINALISTS", "ONE_FINALIST_ABOVE",
            "SCREEN_MARGIN", "score_at_scale", "screen_rows",
@@ -108,57 +111,71 @@ def score_at_scale(
         X = X.load()
     n = X.shape[0]
     step("release")
-    train, test = holdout if holdout is not None and y is not None else (np.arange(n), np.zeros(0, dtype=np.int64))
-    X_test = X[test]
-    # a pure number table's training rows are brought together in place (a whole-table codec decodes X)
-    X_tr, train, restore = training_rows_first(X, train, test, in_place=sole_user and codec is None)
+    train, test = holdout if holdout is not None and y is not None else (
+        np.arange(n, dtype=row_dtype(n)), np.zeros(0, dtype=row_dtype(n)))
+    X_test, y_test = X[test], None if y is None else y[test]
+    # a pure number table's training rows are brought together in place (a whole-table codec decodes X), and
+    # the label's and the shown columns' with them: views of their first rows, not row-length copies
+    beside = [a for a in (y, categories) if a is not None]
+    X_tr, train, restore, rows_beside = training_rows_first(X, train, test, in_place=sole_user and codec is None,
+                                                            beside=beside)
+    y_tr = None if y is None else rows_beside.pop(0)
+    shown = None if categories is None else rows_beside.pop(0)
     try:
-        out = _measure(X, X_tr, X_test, y, train, test, method, params, preprocess=preprocess, threat=threat,
-                       seed=seed, max_reidentification=max_reidentification, key_seed=key_seed,
-                       columns=columns, categories=categories, seed_known=seed_known, codec=codec,
+        out = _measure(X, X_tr, X_test, y_tr, y_test, train, test, method, params, preprocess=preprocess,
+                       threat=threat, seed=seed, max_reidentification=max_reidentification, key_seed=key_seed,
+                       columns=columns, shown=shown, seed_known=seed_known, codec=codec,
                        targets=targets, first_batch=first_batch, step=step, t0=t0)
     finally:
+        del y_tr, shown  # views of rows about to move back
         restore()
     if read_here:
         out["measured_on"]["design"] = "read from the Parquet input by the Dask worker that confirmed it"
     return out
 
 
-def training_rows_first(X: np.ndarray, train: np.ndarray, test: np.ndarray, *,
-                        in_place: bool) -> tuple[np.ndarray, np.ndarray, Any]:
-    """The training rows of ``X`` as one array, the row of ``X`` each of them is, and ``restore()``.
+def training_rows_first(X: np.ndarray, train: np.ndarray, test: np.ndarray, *, in_place: bool,
+                        beside: Sequence[np.ndarray] = ()) -> tuple[np.ndarray, np.ndarray, Any, list[np.ndarray]]:
+    """The training rows of ``X`` as one array, the row of ``X`` each of them is, ``restore()``, and the same
+    rows of each array ``beside`` it (arrays with a row for each of ``X``'s: the label, the shown columns).
 
     The held-out rows among the first ``len(train)`` give their places to the training rows after them, in
-    order. ``in_place`` (a writeable ``X`` nobody else reads meanwhile): those rows are swapped in ``X``, so
-    the training rows are a view of ``X``'s first rows, not a table-sized copy, and ``restore()`` swaps them
-    back. Otherwise a copy in the same order (so a candidate measures the same rows wherever it runs), and
-    ``restore()`` does nothing. ``train`` and ``test`` are sorted and together are every row.
+    order. ``in_place`` (writeable arrays nobody else reads meanwhile): those rows are swapped in ``X`` and in
+    each array beside it, so the training rows are views of their first rows, not row-length copies, and
+    ``restore()`` swaps them back. Otherwise copies in the same order (so a candidate measures the same rows
+    wherever it runs), and ``restore()`` does nothing. ``train`` and ``test`` are sorted and together are
+    every row; the row numbers returned have ``train``'s type.
     """
     if len(test) == 0:
-        return X, train, lambda: None
+        return X, train, lambda: None, [a[train] if len(train) != len(a) else a for a in beside]
     n_tr = len(train)
     front, back = test[test < n_tr], train[train >= n_tr]  # as many held-out rows in front as training behind
-    order = np.arange(n_tr)
+    order = np.arange(n_tr, dtype=train.dtype)
     order[front] = back
-    if not (in_place and X.flags.writeable):
-        return X[order], order, lambda: None
-    saved = X[front]
-    X[front] = X[back]
-    X[back] = saved
+    tables = [X, *beside]
+    if not (in_place and all(a.flags.writeable for a in tables)):
+        return X[order], order, lambda: None, [a[order] for a in beside]
+    saved = [a[front] for a in tables]
+    for a in tables:
+        a[front] = a[back]
+    for a, s in zip(tables, saved, strict=True):
+        a[back] = s
 
     def restore() -> None:
-        X[back] = X[front]
-        X[front] = saved
+        for a, s in zip(tables, saved, strict=True):
+            a[back] = a[front]
+            a[front] = s
 
-    return X[:n_tr], order, restore
+    return X[:n_tr], order, restore, [a[:n_tr] for a in beside]
 
 
-def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray | None, train: np.ndarray,
-             test: np.ndarray, method: str, params: dict[str, Any], *, preprocess: str, threat: str, seed: int,
-             max_reidentification: float, key_seed: object, columns: list[str] | None,
-             categories: np.ndarray | None, seed_known: bool, codec: Any, targets: int, first_batch: int,
-             step: Any, t0: float) -> dict[str, Any]:
-    """The body of :func:`score_at_scale`: ``X_tr`` holds the rows ``train`` of ``X`` (in that order)."""
+def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarray | None,
+             y_test: np.ndarray | None, train: np.ndarray, test: np.ndarray, method: str, params: dict[str, Any], *,
+             preprocess: str, threat: str, seed: int, max_reidentification: float, key_seed: object,
+             columns: list[str] | None, shown: np.ndarray | None,
+             seed_known: bool, codec: Any, targets: int, first_batch: int, step: Any, t0: float) -> dict[str, Any]:
+    """The body of :func:`score_at_scale`: ``X_tr``, ``y_tr`` and ``shown`` hold the rows ``train`` of ``X``,
+    the label and the shown columns (in that order); ``y_test`` the label's rows ``test``."""
     from ppdm.attacks import run_attacks_named
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics import value_metrics
@@ -176,7 +193,6 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray 
     )
 
     n = X.shape[0]
-    y_tr = None if y is None else y[train]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mech = build_candidate(method, params, random_state=seed if key_seed is None else key_seed, codec=codec)
@@ -185,7 +201,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray 
     if B.shape != X_tr.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
     X_att, B_att, X_att_test = X_tr, B, X_test
-    shown = None if categories is None or categories.shape[1] == 0 else categories[train]
+    shown = None if shown is None or shown.shape[1] == 0 else shown
     cats = None if shown is None else (shown, shown)  # shown as they are: one array serves both sides
     published = decoded = None
     if codec is not None:
@@ -197,7 +213,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray 
             X_att, B_att = codec.numbers(original), codec.numbers(published)
             X_att_test = codec.numbers(decoded.iloc[test])
             columns = codec.numeric_names
-        side = np.zeros((len(train), 0), dtype=object) if categories is None else categories[train]
+        side = np.zeros((len(train), 0), dtype=object) if shown is None else shown
         cats = (np.column_stack([codec.categories(original), side]),
                 np.column_stack([codec.categories(published), side]))
     step("value metrics")
@@ -206,9 +222,9 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y: np.ndarray 
     util = utility_scores(B, y_tr, seed=seed) if y_tr is not None else {}
     util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed, sample=1000)
     linked = sensitive = None
-    if len(test) and y is not None:
+    if len(test) and y_test is not None:
         step("train on release")
-        util.update(tstr_scores(B, y_tr, X_test, y[test], seed=seed,
+        util.update(tstr_scores(B, y_tr, X_test, y_test, seed=seed,
                                 numeric=None if codec is None else codec.numeric_index_))
         step("linked values")
         linked = linked_value_disclosure(X_att, B_att, X_att_test, max_targets=first_batch, seed=seed)

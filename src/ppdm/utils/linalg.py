@@ -102,6 +102,7 @@ def gram(
         if offset is not None:
             C = C - offset
         G += C.T @ C
+        del C  # one chunk at a time
     if scale is not None:
         G /= np.outer(scale, scale)
     return G
