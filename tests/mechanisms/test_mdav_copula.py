@@ -180,3 +180,24 @@ def test_the_copulas_ranks_of_a_million_values_take_a_few_vectors() -> None:
         tracemalloc.stop()
     # the copy, the order and the ranks (24 MB; scipy's rankdata takes 57 MB here)
     assert peak < 32e6, peak / 1e6
+
+
+@pytest.mark.parametrize("univariate", [False, True])
+def test_mdav_writes_its_release_into_a_table_given_up_and_only_then(univariate: bool) -> None:
+    """``overwrite_input`` (perturb_array's own z-scored copy): the same release, in the given buffer; without
+    it, and through perturb_array, the caller's table is left as it was."""
+    from ppdm.flow.arrays import perturb_array
+    from ppdm.mechanisms.microaggregation import MDAV
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(900, 4))
+    y = rng.integers(0, 3, 900).astype(str)
+    plain = MDAV(k=6, univariate=univariate).fit_transform(X.copy(), y)
+    given = X.copy()
+    out = MDAV(k=6, univariate=univariate).fit_transform(given, y, overwrite_input=True)
+    assert out is given
+    np.testing.assert_array_equal(out, plain)
+    before = X.copy()
+    B, _ = perturb_array(X, MDAV(k=6, univariate=univariate), preprocess="zscore", y=y)
+    np.testing.assert_array_equal(X, before)
+    assert not np.shares_memory(B, X)

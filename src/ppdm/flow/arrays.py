@@ -57,8 +57,11 @@ def perturb_array(
     as_given = scaler.method == "none" or bool(getattr(mechanism, "_scale_free", False))
     with _read_only(X) if as_given else contextlib.nullcontext():
         Z = X if as_given else scaler.transform(X)
-        out = (mechanism.fit_transform(Z, y) if getattr(mechanism, "_uses_label", False)
-               else mechanism.fit_transform(Z))
+        # the preprocessed copy is this function's own: a mechanism that can writes its release into it
+        into = {"overwrite_input": True} if not as_given and getattr(mechanism, "_releases_into_input", False) else {}
+        out = (mechanism.fit_transform(Z, y, **into) if getattr(mechanism, "_uses_label", False)
+               else mechanism.fit_transform(Z, **into))
+        del Z
     if as_given and np.may_share_memory(out, X):
         out = out.copy()  # a release that is (part of) its input is still the caller's own array
     if as_given and scaler.method != "none":

@@ -58,6 +58,10 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     #: tree splits, real values drawn as they are): such a mechanism is given the data in its own units, so
     #: no preprocessed copy of the table is made
     _scale_free: ClassVar[bool] = False
+    #: True when ``fit_transform(X, y, overwrite_input=True)`` may write the release into ``X`` and return it:
+    #: :func:`~ppdm.flow.arrays.perturb_array` gives such a mechanism its own preprocessed copy this way, so
+    #: a release-sized array is not made beside it (never the caller's table: the flag is off by default)
+    _releases_into_input: ClassVar[bool] = False
 
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
         """Validate with scikit-learn's public ``validate_data``; failures become :class:`InputError`."""

@@ -165,7 +165,10 @@ def _blocks(X: np.ndarray, rows: np.ndarray, size: int, k: int) -> list[np.ndarr
     # split sizes are multiples of k, so blocks never leave a remainder smaller than k behind
     half = max(k, (len(rows) // 2) // k * k)
     part = np.argpartition(proj, half - 1)
-    return _blocks(X, rows[part[:half]], size, k) + _blocks(X, rows[part[half:]], size, k)
+    del Z, proj  # the halves make their own copies: this level's goes first
+    low, high = rows[part[:half]], rows[part[half:]]
+    del part
+    return _blocks(X, low, size, k) + _blocks(X, high, size, k)
 
 
 class MDAV(Mechanism):
@@ -208,6 +211,7 @@ class MDAV(Mechanism):
     _secret = ("groups_",)
     _table_level: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
+    _releases_into_input: ClassVar[bool] = True
 
     def __init__(self, k: int = 10, *, within_strata: bool = True, max_exact_rows: int = 5000,
                  variable: bool = False, gamma: float = 0.2, univariate: bool = False,
@@ -272,8 +276,22 @@ class MDAV(Mechanism):
             return out
         return self.centroids_[nearest_neighbors(A, self.centroids_, 1)[:, 0]]
 
-    def fit_transform(self, X: object, y: object = None, **fit_params: object) -> np.ndarray:
+    def fit_transform(self, X: object, y: object = None, *, overwrite_input: bool = False,
+                      **fit_params: object) -> np.ndarray:
+        """Release each record's own group centroid; ``overwrite_input``: written into ``X`` (a float64
+        array the caller gives up) instead of a new array."""
         self.fit(X, y)
+        out = None
+        if (overwrite_input and isinstance(X, np.ndarray) and X.dtype == np.float64 and X.flags.writeable
+                and X.shape == (self.n_rows_, self.centroids_.shape[1])):
+            out = X  # fit is done with it: every value is replaced by its group's centroid
         if self.groups_.ndim == 2:
-            return np.take_along_axis(self.centroids_, self.groups_, axis=0)
-        return self.centroids_[self.groups_]
+            if out is None:
+                return np.take_along_axis(self.centroids_, self.groups_, axis=0)
+            for j in range(out.shape[1]):
+                out[:, j] = self.centroids_[self.groups_[:, j], j]
+            return out
+        if out is None:
+            return self.centroids_[self.groups_]
+        # mode 'clip' (every group number is valid): 'raise' would buffer a release-sized copy first
+        return np.take(self.centroids_, self.groups_, axis=0, out=out, mode="clip")
