@@ -52,3 +52,23 @@ def test_left_projection_limits(rng: np.random.Generator, monkeypatch: pytest.Mo
     monkeypatch.setenv("PPDM_MEMORY_LIMIT", "1G")  # the 20000 x 20000 key needs 6 GiB, whatever the machine has
     with pytest.raises(ResourceError, match="arpo"):
         RandomProjection("rpoa").fit(np.zeros((20000, 2)))
+
+
+@pytest.mark.parametrize("kw", [{}, {"distribution": "uniform", "symmetric": True}])
+def test_additive_noise_added_in_place_is_the_same_stream_and_only_on_a_table_given_up(kw: dict) -> None:
+    """perturb_array gives the mechanism its own z-scored copy: the noise is added there, drawn a block at a
+    time, equal to one draw of the whole table; a caller's table is never written."""
+    from ppdm.flow.arrays import perturb_array
+    from ppdm.mechanisms import noise as noise_module
+    from ppdm.mechanisms.noise import AdditiveNoise
+
+    X = np.random.default_rng(3).normal(size=(2 * noise_module._NOISE_BLOCK + 17, 3))
+    whole = AdditiveNoise(scale=0.7, random_state=5, **kw).fit_transform(X)  # X + one draw of the table
+    given = X.copy()
+    out = AdditiveNoise(scale=0.7, random_state=5, **kw).fit_transform(given, overwrite_input=True)
+    assert out is given
+    np.testing.assert_array_equal(out, whole)
+    before = X.copy()
+    B, _ = perturb_array(X, AdditiveNoise(scale=0.7, random_state=5, **kw), preprocess="zscore")
+    np.testing.assert_array_equal(X, before)
+    assert not np.shares_memory(B, X)

@@ -7,6 +7,7 @@ subtract the noise). The same fitted object therefore reproduces its own release
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
@@ -15,6 +16,10 @@ from ppdm.mechanisms.base import Mechanism, seed_from
 from ppdm.utils.validation import check_choice, check_real
 
 __all__ = ["AdditiveNoise", "CorrelatedNoise", "MultiplicativeNoise"]
+
+
+#: rows of noise drawn at a time when it is added in place
+_NOISE_BLOCK = 32_768
 
 
 class AdditiveNoise(Mechanism):
@@ -37,6 +42,7 @@ class AdditiveNoise(Mechanism):
 
     _secret = ("seed_",)
     _stochastic = True
+    _releases_into_input: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -60,7 +66,9 @@ class AdditiveNoise(Mechanism):
         return self
 
     def noise(self, shape: tuple[int, int]) -> np.ndarray:
-        rng = np.random.default_rng(self.seed_)
+        return self._draw(np.random.default_rng(self.seed_), shape)
+
+    def _draw(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         a = float(self.scale)
         if self.distribution == "normal":
             return rng.normal(0.0, a, size=shape)
@@ -70,6 +78,21 @@ class AdditiveNoise(Mechanism):
         self._check_fitted()
         A = self._check_X(X, reset=False)
         return A + self.noise(A.shape)
+
+    def fit_transform(self, X: object, y: object = None, *, overwrite_input: bool = False,
+                      **fit_params: object) -> np.ndarray:
+        """``fit(X).transform(X)``; ``overwrite_input``: the noise is added to ``X`` where it is (a float64
+        array the caller gives up), drawn a block of rows at a time: the same stream, row after row, as one
+        draw of the whole table, with no table-sized noise array."""
+        self.fit(X, y)
+        if not (overwrite_input and isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
+                and X.flags.writeable and X.flags.c_contiguous):
+            return self.transform(X)
+        rng = np.random.default_rng(self.seed_)
+        for s in range(0, len(X), _NOISE_BLOCK):
+            block = X[s:s + _NOISE_BLOCK]
+            block += self._draw(rng, block.shape)
+        return X
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
