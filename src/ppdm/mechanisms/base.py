@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ppdm.exceptions import InputError, InputTypeError, PPDMError
 
-__all__ = ["Mechanism", "seed_from", "strata_of"]
+__all__ = ["Mechanism", "given_up", "seed_from", "strata_of"]
 
 
 def seed_from(random_state: object) -> int:
@@ -40,6 +40,13 @@ def strata_of(y: object, n: int, use: bool = True) -> np.ndarray:
         raise ParameterError(f"y has {len(yy)} values for {n} records")
     classes, codes = np.unique(yy, return_inverse=True)
     return codes.ravel().astype(np.min_scalar_type(-max(len(classes), 1)))
+
+
+def given_up(X: object, overwrite_input: bool) -> bool:
+    """``X`` may take a release written over it: asked for (``overwrite_input``), and a writeable C-ordered
+    float64 table (what :func:`~ppdm.flow.arrays.perturb_array` gives as its own preprocessed copy)."""
+    return bool(overwrite_input and isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
+                and X.flags.writeable and X.flags.c_contiguous)
 
 
 class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):

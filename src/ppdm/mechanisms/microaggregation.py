@@ -30,7 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 from ppdm.exceptions import ParameterError
-from ppdm.mechanisms.base import Mechanism, strata_of
+from ppdm.mechanisms.base import Mechanism, given_up, strata_of
 from ppdm.utils.validation import check_int, check_real
 
 __all__ = ["MDAV", "mdav_groups", "univariate_groups", "vmdav_groups"]
@@ -281,10 +281,8 @@ class MDAV(Mechanism):
         """Release each record's own group centroid; ``overwrite_input``: written into ``X`` (a float64
         array the caller gives up) instead of a new array."""
         self.fit(X, y)
-        out = None
-        if (overwrite_input and isinstance(X, np.ndarray) and X.dtype == np.float64 and X.flags.writeable
-                and X.shape == (self.n_rows_, self.centroids_.shape[1])):
-            out = X  # fit is done with it: every value is replaced by its group's centroid
+        # fit is done with a table given up: every value is replaced by its group's centroid
+        out = X if given_up(X, overwrite_input) else None
         if self.groups_.ndim == 2:
             if out is None:
                 return np.take_along_axis(self.centroids_, self.groups_, axis=0)

@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from ppdm.exceptions import PrivacyWarning
-from ppdm.mechanisms.base import Mechanism, seed_from
+from ppdm.mechanisms.base import Mechanism, given_up, seed_from
 from ppdm.utils.validation import check_choice, check_real
 
 __all__ = ["AdditiveNoise", "CorrelatedNoise", "MultiplicativeNoise"]
@@ -85,8 +85,7 @@ class AdditiveNoise(Mechanism):
         array the caller gives up), drawn a block of rows at a time: the same stream, row after row, as one
         draw of the whole table, with no table-sized noise array."""
         self.fit(X, y)
-        if not (overwrite_input and isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
-                and X.flags.writeable and X.flags.c_contiguous):
+        if not given_up(X, overwrite_input):
             return self.transform(X)
         rng = np.random.default_rng(self.seed_)
         for s in range(0, len(X), _NOISE_BLOCK):

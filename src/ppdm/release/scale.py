@@ -147,7 +147,7 @@ def training_rows_first(X: np.ndarray, train: np.ndarray, test: np.ndarray, *, i
     every row; the row numbers returned have ``train``'s type.
     """
     if len(test) == 0:
-        return X, train, lambda: None, [a[train] if len(train) != len(a) else a for a in beside]
+        return X, train, lambda: None, list(beside)  # every row is a training row
     n_tr = len(train)
     front, back = test[test < n_tr], train[train >= n_tr]  # as many held-out rows in front as training behind
     order = np.arange(n_tr, dtype=train.dtype)
