@@ -122,3 +122,58 @@ def test_an_empty_column_is_dropped_with_its_reason() -> None:
     df = pd.DataFrame({"v": [1.0, 2.0, 3.0], "empty": [np.nan] * 3, "c": ["a", "b", "a"]})
     info = {i.name: i for i in infer_columns(df)}["empty"]
     assert info.treatment == "dropped (no values)"
+
+
+def _released(seed: int = 6) -> tuple[TableCodec, pd.DataFrame, np.ndarray]:
+    """A codec of a table with gaps, month-first dates, negative integers and a column of more categories than
+    indicators, and a noisy release of its design with a categorical block left empty in some rows."""
+    rng = np.random.default_rng(seed)
+    n = 3000
+    df = pd.DataFrame({
+        "a": rng.normal(size=n), "b": rng.integers(-3, 5, n), "c": rng.choice(list("xyz"), n),
+        "d": rng.choice([f"k{i}" for i in range(90)], n), "e": rng.random(n) < 0.3,
+        "f": (pd.Timestamp("2000-01-01") + pd.to_timedelta(rng.integers(0, 900, n), unit="D")).strftime("%m/%d/%Y"),
+        "g": rng.choice([1.5, 2.5, 7.0], n)})
+    df.loc[rng.random(n) < 0.05, "a"] = np.nan
+    df.loc[rng.random(n) < 0.05, "c"] = None
+    codec = TableCodec(infer_columns(df)).fit(df)
+    B = codec.encode(df) + rng.normal(0, 0.7, (n, codec.width_))
+    B[np.flatnonzero(rng.random(n) < 0.02)[:, None], codec.blocks_[0]] = np.nan
+    return codec, df, B
+
+
+@pytest.mark.parametrize("draw", [False, True])
+def test_decoded_parts_are_what_the_decoded_table_reads_back(draw: bool) -> None:
+    # the parts a large release is measured on, against the published table read back by the table's own
+    # readers (dates parsed from their text, categories from the cells)
+    codec, _, B = _released()
+    rng = (lambda: np.random.default_rng(8)) if draw else (lambda: None)
+    table, parts = codec.decode(B, rng=rng()), codec.decode_parts(B, rng=rng())
+    assert table["c"].isna().sum() > 0  # the empty blocks are published gaps
+    np.testing.assert_array_equal(parts.numbers, codec.numbers(table))
+    np.testing.assert_array_equal(codec.filled(parts), codec.categories(table))
+    np.testing.assert_array_equal(codec.encode_decoded(parts), codec.encode(table))
+    for c in codec.categorical_names:
+        assert list(pd.Series(codec.values_of(parts, c)).astype(str)) == list(table[c].astype(str)), c
+    b = parts.numbers[:, codec.numeric_names.index("b")]
+    assert (b == 0).any() and not np.signbit(b[b == 0]).any()  # a whole number rounded up to 0 is 0, not -0
+
+
+def test_categorical_blocks_decode_the_same_a_block_of_rows_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ppdm.data.codec as codec_module
+
+    codec, _, B = _released(seed=9)
+    whole = codec.decode_parts(B, rng=np.random.default_rng(10))
+    monkeypatch.setattr(codec_module, "_ROW_BLOCK", 97)  # many blocks, the last one short
+    blocks = codec.decode_parts(B, rng=np.random.default_rng(10))
+    np.testing.assert_array_equal(blocks.text, whole.text)
+    np.testing.assert_array_equal(blocks.numbers, whole.numbers)
+
+
+def test_published_gaps_read_as_the_column_median_in_the_numbers() -> None:
+    codec, df, B = _released(seed=11)
+    gaps = codec.missing(df)
+    parts = codec.decode_parts(B)
+    want = codec.numbers(mask_gaps(codec.decode(B), gaps))
+    np.testing.assert_array_equal(codec.filled_numbers(parts, gaps), want)
+    assert gaps["a"].any()

@@ -101,3 +101,17 @@ def test_a_sensitive_column_is_measured_against_its_control(released) -> None:
         assert 0 <= inf["control"] <= 1 and inf["excess"] == pytest.approx(max(0.0, inf["members"] - inf["control"]))
         assert r["l_diversity"]["l"] >= 1
     assert any("Sensitive column 'region'" in line for line in record["summary"])
+
+
+def test_a_sensitive_date_or_integer_column_is_measured(tmp_path: Path) -> None:
+    # a sensitive date is inferred as days (its published text is not a number to the model)
+    df = _table(300)
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    res = release(src, output_dir=tmp_path / "out", config=load_config(None, CONFIG), id="pid", label="class",
+                  use_cache=False, progress=False, roles="visit=sensitive,age=sensitive")
+    for c in res.record["candidates"]:
+        for col in ("visit", "age"):
+            inf = c["risk"]["sensitive"][col]["attribute_inference"]
+            assert inf["measure"] == "share of values inferred within +-5 %", col
+            assert 0 <= inf["members"] <= 1 and 0 <= inf["control"] <= 1, col

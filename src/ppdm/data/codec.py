@@ -24,7 +24,7 @@ import pandas as pd
 from ppdm.data.columns import ColumnInfo, parse_dates
 from ppdm.exceptions import InputError
 
-__all__ = ["TableCodec", "mask_gaps"]
+__all__ = ["Decoded", "TableCodec", "mask_gaps"]
 
 _ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
 # a column with more categories than this keeps an indicator for each of its most frequent ones and one
@@ -187,12 +187,18 @@ class TableCodec:
 
     def encode(self, df: pd.DataFrame) -> np.ndarray:
         """The design matrix: z-scored numbers, then weighted one-hot blocks."""
-        X = np.zeros((len(df), self.width_))
-        if self.numeric_:
+        return self._encode(self.numbers(df) if self.numeric_ else None, self.categories(df))
+
+    def encode_decoded(self, d: Decoded) -> np.ndarray:
+        """The design of a decoded release (:meth:`decode_parts`): the same as encoding its decoded table."""
+        return self._encode(d.numbers if self.numeric_ else None, self.filled(d))
+
+    def _encode(self, numbers: np.ndarray | None, cats: np.ndarray) -> np.ndarray:
+        X = np.zeros((len(cats), self.width_))
+        if numbers is not None:
             mu = np.array([n.mean for n in self.numeric_])
             sd = np.array([n.sd for n in self.numeric_])
-            X[:, self.numeric_index_] = (self.numbers(df) - mu) / sd
-        cats = self.categories(df)
+            X[:, self.numeric_index_] = (numbers - mu) / sd
         for j, (c, block) in enumerate(zip(self.categorical_, self.blocks_, strict=True)):
             pos = pd.Index(c.categories).get_indexer(cats[:, j])
             if c.rare:
@@ -212,14 +218,13 @@ class TableCodec:
         as microaggregation releases, then keeps its group's mix of categories instead of the group's most
         frequent one). The draws are part of the release's key.
         """
-        B = np.asarray(B, dtype=np.float64)
-        if B.ndim != 2 or B.shape[1] != self.width_:
-            raise InputError(f"a released design has {self.width_} columns; got {B.shape}")
+        return self.table(self.decode_parts(B, rng))
+
+    def table(self, d: Decoded) -> pd.DataFrame:
+        """The table of a decoded release (:meth:`decode_parts`): what :meth:`decode` returns."""
         out: dict[str, object] = {}
         for j, n in enumerate(self.numeric_):
-            v = np.clip(B[:, j] * n.sd + n.mean, n.lo, n.hi)
-            if n.kind in ("integer", "date"):
-                v = np.clip(np.round(v), np.ceil(n.lo), np.floor(n.hi))
+            v = d.numbers[:, j]
             if n.kind == "integer":
                 out[n.name] = v.astype(np.int64)
             elif n.kind == "date":
@@ -227,39 +232,118 @@ class TableCodec:
                 out[n.name] = stamps.dt.strftime(n.date_format) if n.date_format else stamps.dt.strftime("%Y-%m-%d")
             else:
                 out[n.name] = v
-        for c, block in zip(self.categorical_, self.blocks_, strict=True):
-            # a block left empty (NaN) by a categorical mechanism is a suppressed cell: published missing
-            blank = np.isnan(B[:, block]).all(axis=1)
-            pick = np.asarray(c.categories, dtype=object)[_choose(np.nan_to_num(B[:, block], nan=0.0), rng)]
-            rare = (pick == _RARE) & ~blank
-            if rare.any():
-                # the shared indicator becomes one of the rare categories, by their frequency in the original
-                draw = (rng.choice(len(c.rare), int(rare.sum()), p=c.rare_shares) if rng is not None
-                        else np.zeros(int(rare.sum()), dtype=int))
-                pick[rare] = np.asarray(c.rare, dtype=object)[draw]
-            pick[blank] = None
-            out[c.name] = pd.Series(pick, dtype=object).map(c.values).to_numpy(dtype=object)
-        return pd.DataFrame(out, index=range(B.shape[0]))[[i.name for i in self.infos]]
+        for c in self.categorical_:
+            out[c.name] = self.values_of(d, c.name)
+        return pd.DataFrame(out, index=range(d.rows))[[i.name for i in self.infos]]
+
+    def decode_parts(self, B: np.ndarray, rng: np.random.Generator | None = None) -> Decoded:
+        """What :meth:`decode` publishes, without building the table: the numbers in their units (integers and
+        dates, as days, whole) and the categories as text. The same draws as :meth:`decode`."""
+        B = np.asarray(B, dtype=np.float64)
+        if B.ndim != 2 or B.shape[1] != self.width_:
+            raise InputError(f"a released design has {self.width_} columns; got {B.shape}")
+        n = B.shape[0]
+        numbers = np.empty((n, len(self.numeric_)))
+        for j, num in enumerate(self.numeric_):
+            v = np.clip(B[:, j] * num.sd + num.mean, num.lo, num.hi)
+            if num.kind in ("integer", "date"):
+                # + 0.0: a whole number rounded from below zero is 0, not -0 (as its integer is)
+                v = np.clip(np.round(v), np.ceil(num.lo), np.floor(num.hi)) + 0.0
+            numbers[:, j] = v
+        text = np.empty((n, len(self.categorical_)), dtype=object)
+        for k, (c, block) in enumerate(zip(self.categorical_, self.blocks_, strict=True)):
+            text[:, k] = _decode_block(B, block, c, rng)
+        return Decoded(numbers, text)
+
+    def filled(self, d: Decoded) -> np.ndarray:
+        """The categories of a decoded release as :meth:`categories` reads them from its table (a gap: the
+        column's most frequent category)."""
+        out = d.text.copy()
+        for k, c in enumerate(self.categorical_):
+            blank = d.text[:, k] == None  # noqa: E711 (elementwise on an object array)
+            out[blank, k] = c.fill
+        return out
+
+    def filled_numbers(self, d: Decoded, gaps: dict[str, np.ndarray]) -> np.ndarray:
+        """The numbers of a decoded release whose gaps (:meth:`missing`) are put back, as :meth:`numbers` reads
+        them from its table: a gap as the column's median. Written into ``d.numbers`` (returned)."""
+        for j, n in enumerate(self.numeric_):
+            if n.name in gaps:
+                d.numbers[gaps[n.name], j] = n.fill
+        return d.numbers
+
+    def values_of(self, d: Decoded, name: str) -> np.ndarray:
+        """One column of a decoded release as :meth:`decode` publishes it: a number column in its units (dates
+        as days), a categorical column as the original's cell values (a released gap: NaN)."""
+        if name in self.numeric_names:
+            return d.numbers[:, self.numeric_names.index(name)]
+        k = self.categorical_names.index(name)
+        return pd.Series(d.text[:, k], dtype=object).map(self.categorical_[k].values).to_numpy(dtype=object)
 
     def _num(self, name: str) -> _Numeric:
         return next(n for n in self.numeric_ if n.name == name)
 
 
-def _choose(block: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
-    """Index of the category of each row: the largest indicator, or a draw weighted by the positive ones."""
-    if rng is None:
+@dataclass
+class Decoded:
+    """A released design decoded without its table (:meth:`TableCodec.decode_parts`): ``numbers`` (rows x
+    number columns, in their units) and ``text`` (rows x categorical columns: the category's text, None for a
+    block released empty)."""
+
+    numbers: np.ndarray
+    text: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        return int(self.numbers.shape[0])
+
+    def take(self, rows: np.ndarray) -> Decoded:
+        return Decoded(self.numbers[rows], self.text[rows])
+
+
+# rows of a categorical block decoded at a time: its temporaries (a few copies of the block) stay small
+_ROW_BLOCK = 65536
+
+
+def _decode_block(B: np.ndarray, block: np.ndarray, c: _Categorical, rng: np.random.Generator | None) -> np.ndarray:
+    """One categorical column of a released design as text (None where its block is empty: NaN)."""
+    n = B.shape[0]
+    # one draw for every row, as a single draw would be (the same stream), read a block of rows at a time
+    u = None if rng is None else rng.random((n, 1))
+    pick = np.empty(n, dtype=np.intp)
+    blank = np.empty(n, dtype=bool)
+    for a in range(0, n, _ROW_BLOCK):
+        part = B[a:a + _ROW_BLOCK, block]
+        blank[a:a + len(part)] = np.isnan(part).all(axis=1)
+        pick[a:a + len(part)] = _choose(np.nan_to_num(part, nan=0.0), None if u is None else u[a:a + len(part)])
+        del part
+    text = np.asarray(c.categories, dtype=object)[pick]
+    rare = (text == _RARE) & ~blank
+    if rare.any():
+        # the shared indicator becomes one of the rare categories, by their frequency in the original
+        draw = (rng.choice(len(c.rare), int(rare.sum()), p=c.rare_shares) if rng is not None
+                else np.zeros(int(rare.sum()), dtype=int))
+        text[rare] = np.asarray(c.rare, dtype=object)[draw]
+    text[blank] = None
+    return text
+
+
+def _choose(block: np.ndarray, u: np.ndarray | None) -> np.ndarray:
+    """Index of the category of each row: the largest indicator, or a draw (uniform ``u``, one per row)
+    weighted by the positive ones."""
+    if u is None:
         return np.argmax(block, axis=1)
     w = np.clip(block, 0.0, None)
     total = w.sum(axis=1, keepdims=True)
     # a row with no positive indicator falls back to its largest one
     w = np.where(total > 0, w / np.where(total > 0, total, 1.0), np.eye(block.shape[1])[np.argmax(block, axis=1)])
-    u = rng.random((block.shape[0], 1))
     return np.minimum((np.cumsum(w, axis=1) < u).sum(axis=1), block.shape[1] - 1)
 
 
-def mask_gaps(released: pd.DataFrame, gaps: dict[str, np.ndarray]) -> pd.DataFrame:
-    """Put the original's gaps back: a published gap stays a gap, at the same row."""
-    out = released.copy()
+def mask_gaps(released: pd.DataFrame, gaps: dict[str, np.ndarray], *, copy: bool = True) -> pd.DataFrame:
+    """Put the original's gaps back: a published gap stays a gap, at the same row (``copy=False``: in
+    ``released`` itself, a table nothing else holds)."""
+    out = released.copy() if copy else released
     for c, m in gaps.items():
         if c in out.columns and m.any():
             col = out[c].astype(object) if out[c].dtype.kind in "iub" else out[c]

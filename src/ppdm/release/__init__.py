@@ -409,12 +409,23 @@ def _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_u
         gaps = codec.missing(df)
         from ppdm.release.evaluate import draws
 
-        published = mask_gaps(codec.decode(B, rng=draws(key.seed(MECHANISM_STREAM), 0, 1)), gaps)
+        decoded = codec.decode_parts(B, rng=draws(key.seed(MECHANISM_STREAM), 0, 1))
+        if codec.numeric_names:
+            # the published table stands for the design and its release from here on (the figures read
+            # its numbers): both design-sized arrays go before it is built
+            X = B = None
+        published = mask_gaps(codec.table(decoded), gaps, copy=False)
         whole = {c: (published[c].to_numpy() if c in published.columns else df[c].to_numpy())
                  for c in schema.columns if c not in schema.dropped}
-        assembled = pd.DataFrame(whole, index=range(len(df)))
-        # the figures below compare numbers in their units: the published ones, as an analyst gets them
-        X_units, B_units = codec.numbers(df), codec.numbers(published)
+        del published
+        # views of the published columns (fresh arrays) and of the original's passed-through ones (never
+        # written: identities are replaced in a copy of the rows, formulas escaped in a copy)
+        assembled = pd.DataFrame(whole, index=range(len(df)), copy=False)
+        del whole
+        # the figures below compare numbers in their units: the published ones, as an analyst reads them (a
+        # published gap as the column's median, as the original's)
+        X_units, B_units = codec.numbers(df), codec.filled_numbers(decoded, gaps)
+        del decoded
         unit_names = codec.numeric_names
     else:
         X_units, B_units, unit_names, gaps = X, B, list(schema.released), {}
@@ -437,7 +448,7 @@ def _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_u
     # each column's distribution and each pair's association, original against published (the ids play no
     # part): measured before the ids are replaced, so the original's values can go first
     fid = _fidelity(df, assembled, codec, schema, X)
-    n_rows = int(X.shape[0])
+    n_rows = int(len(df))
     del X  # the original's values are not needed past this point
     released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids, in_order=in_order)
     del assembled

@@ -424,14 +424,14 @@ def score_candidate(
     X_att, B_att, cats_o, cats_r = X, B, categories, categories
     if codec is not None:
         # scored as published: decoded (rounded, clipped, categories chosen) and re-encoded
-        original, published = codec.decode(X), codec.decode(B, rng=draws(key_seed, seed, 1))
-        B = codec.encode(published)
+        original, published = codec.decode_parts(X), codec.decode_parts(B, rng=draws(key_seed, seed, 1))
+        B = B_att = codec.encode_decoded(published)  # what is measured is what is published
         if codec.numeric_names:
-            X_att, B_att = codec.numbers(original), codec.numbers(published)
+            X_att, B_att = original.numbers, published.numbers
             columns = codec.numeric_names
         side = np.zeros((X.shape[0], 0), dtype=object) if categories is None else categories
-        cats_o = np.column_stack([codec.categories(original), side])
-        cats_r = np.column_stack([codec.categories(published), side])
+        cats_o = np.column_stack([codec.filled(original), side])
+        cats_r = np.column_stack([codec.filled(published), side])
     value = value_metrics(X_att, B_att)
     # the attacker knows the mechanism and its parameters (Kerckhoffs); a key drawn from OS entropy is beyond
     # any seed scan, so the seed search runs only when the seed was chosen by the user
@@ -480,8 +480,8 @@ def score_candidate(
                 B_rows, _ = perturb_array(X[rows], mech_t, preprocess=preprocess, y=y[rows])
             if codec is None:
                 return B_rows, None
-            pub = codec.decode(B_rows, rng=draws(key_seed, seed, 2))
-            return codec.encode(pub), pub
+            pub = codec.decode_parts(B_rows, rng=draws(key_seed, seed, 2))
+            return codec.encode_decoded(pub), pub
 
         B_t, published_t = fit_on(train)
         numeric = None if codec is None else codec.numeric_index_
@@ -490,9 +490,10 @@ def score_candidate(
             scores.append((len(te), tstr_scores(fit_on(tr)[0], y[tr], X[te], y[te], seed=seed, numeric=numeric)))
         util.update(pooled(scores))
         if codec is not None and B_t.shape == X[train].shape:
-            B_t_att = codec.numbers(published_t) if codec.numeric_names else B_t
+            B_t_att = published_t.numbers if codec.numeric_names else B_t
             linked = linked_value_disclosure(X_att[train], B_t_att, X_att[test])
-            sensitive = sensitive_risk(codec, X, B_t, train, test, original, published_t, published)
+            sensitive = sensitive_risk(codec, X[train], X[test], B_t, original.take(train), original.take(test),
+                                       published_t, published, rows=train)
         else:
             linked = linked_value_disclosure(X[train], B_t, X[test]) if B_t.shape == X[train].shape else None
     if first:
@@ -520,13 +521,15 @@ def draws(key_seed: object, seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng([int(seed if key_seed is None else key_seed), stream])  # type: ignore[call-overload]
 
 
-def sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarray, test: np.ndarray,
-                   original: Any, released_t: Any, published: Any, *, max_targets: int | None = None,
-                   seed: int = 0) -> dict[str, Any] | None:
+def sensitive_risk(codec: Any, X_tr: np.ndarray, X_test: np.ndarray, B_t: np.ndarray, original_tr: Any,
+                   original_test: Any, released_t: Any, published: Any, *, rows: np.ndarray | None = None,
+                   max_targets: int | None = None, seed: int = 0) -> dict[str, Any] | None:
     """Attribute inference (members against held-out real records) and l-diversity of each sensitive column.
 
-    ``B_t`` is the release of the train rows alone (re-encoded as published) and ``released_t`` its decoded
-    table; ``original`` is the decoded original and ``published`` the release of the whole table, decoded.
+    ``X_tr`` (the design of the members: the rows the release ``B_t`` was made from, re-encoded as published)
+    and ``X_test`` (held-out real records); ``original_tr``, ``original_test``, ``released_t`` and
+    ``published`` (the release of the whole table) decoded (:meth:`~ppdm.data.codec.TableCodec.decode_parts`).
+    ``rows``: the table's row number of each member (default: their order), which a sample of them keeps.
     ``max_targets``: infer for a seeded sample of at most that many members (the model learns from the
     whole release).
     """
@@ -538,16 +541,22 @@ def sensitive_risk(codec: Any, X: np.ndarray, B_t: np.ndarray, train: np.ndarray
         return None
     q = codec.design_columns(qis)
     cat_qis = [c for c in qis if c in codec.categorical_names]
-    members = train
-    if max_targets is not None and len(train) > max_targets:
-        members = np.sort(np.random.default_rng([seed, 17]).choice(train, max_targets, replace=False))
+    n_tr = X_tr.shape[0]
+    rows = np.arange(n_tr) if rows is None else np.asarray(rows)
+    members = slice(None)  # every member, in their order
+    if max_targets is not None and n_tr > max_targets:
+        # the same members as a sample of their row numbers, in the table's order
+        picked = np.random.default_rng([seed, 17]).choice(n_tr, max_targets, replace=False)
+        members = picked[np.argsort(rows[picked], kind="stable")]
     out = {}
     for s in sensitive:
         numeric = s in codec.numeric_names
-        inf = attribute_inference(B_t[:, q], released_t[s].to_numpy(), X[members][:, q],
-                                  original[s].to_numpy()[members], X[test][:, q], original[s].to_numpy()[test],
-                                  numeric=numeric)
+        inf = attribute_inference(B_t[:, q], codec.values_of(released_t, s), X_tr[members][:, q],
+                                  codec.values_of(original_tr, s)[members], X_test[:, q],
+                                  codec.values_of(original_test, s), numeric=numeric)
         out[s] = {"attribute_inference": inf}
         if not numeric:
-            out[s]["l_diversity"] = l_diversity(published[cat_qis].to_numpy(dtype=object), published[s].to_numpy())
+            qi_values = (np.column_stack([codec.values_of(published, c) for c in cat_qis]) if cat_qis
+                         else np.zeros((published.rows, 0), dtype=object))
+            out[s]["l_diversity"] = l_diversity(qi_values, codec.values_of(published, s))
     return out

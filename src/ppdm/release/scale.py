@@ -114,11 +114,10 @@ def score_at_scale(
     train, test = holdout if holdout is not None and y is not None else (
         np.arange(n, dtype=row_dtype(n)), np.zeros(0, dtype=row_dtype(n)))
     X_test, y_test = X[test], None if y is None else y[test]
-    # a pure number table's training rows are brought together in place (a whole-table codec decodes X), and
-    # the label's and the shown columns' with them: views of their first rows, not row-length copies
+    # the training rows are brought together in place when nothing else reads X meanwhile, and the label's
+    # and the shown columns' with them: views of their first rows, not row-length copies
     beside = [a for a in (y, categories) if a is not None]
-    X_tr, train, restore, rows_beside = training_rows_first(X, train, test, in_place=sole_user and codec is None,
-                                                            beside=beside)
+    X_tr, train, restore, rows_beside = training_rows_first(X, train, test, in_place=sole_user, beside=beside)
     y_tr = None if y is None else rows_beside.pop(0)
     shown = None if categories is None else rows_beside.pop(0)
     try:
@@ -203,19 +202,18 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     X_att, B_att, X_att_test = X_tr, B, X_test
     shown = None if shown is None or shown.shape[1] == 0 else shown
     cats = None if shown is None else (shown, shown)  # shown as they are: one array serves both sides
-    published = decoded = None
     if codec is not None:
-        # the original decoded once: its training rows, its held-out rows and the sensitive columns' truth
-        decoded, published = codec.decode(X), codec.decode(B, rng=draws(key_seed, seed, 2))
-        original = decoded.iloc[train]
-        B = codec.encode(published)
+        # decoded as published, without building their tables: the original's training and held-out rows
+        # (the sensitive columns' truth) and the release
+        original, original_test = codec.decode_parts(X_tr), codec.decode_parts(X_test)
+        published = codec.decode_parts(B, rng=draws(key_seed, seed, 2))
+        B = B_att = None  # the mechanism's own output, freed: what is measured is what is published
+        B = B_att = codec.encode_decoded(published)
         if codec.numeric_names:
-            X_att, B_att = codec.numbers(original), codec.numbers(published)
-            X_att_test = codec.numbers(decoded.iloc[test])
+            X_att, B_att, X_att_test = original.numbers, published.numbers, original_test.numbers
             columns = codec.numeric_names
         side = np.zeros((len(train), 0), dtype=object) if shown is None else shown
-        cats = (np.column_stack([codec.categories(original), side]),
-                np.column_stack([codec.categories(published), side]))
+        cats = (np.column_stack([codec.filled(original), side]), np.column_stack([codec.filled(published), side]))
     step("value metrics")
     value = value_metrics(X_att, B_att)
     step("utility")
@@ -229,8 +227,8 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
         step("linked values")
         linked = linked_value_disclosure(X_att, B_att, X_att_test, max_targets=first_batch, seed=seed)
         if codec is not None:
-            sensitive = sensitive_risk(codec, X, B, train, test, decoded, published, published,
-                                       max_targets=targets, seed=seed)
+            sensitive = sensitive_risk(codec, X_tr, X_test, B, original, original_test, published, published,
+                                       rows=train, max_targets=targets, seed=seed)
     # the targets: a seeded sample of the released rows, attacked in batches against every record
     # (copied out, so that the permutation of every row is freed)
     order = np.random.default_rng([seed, 11]).permutation(len(train))[:targets].copy()
