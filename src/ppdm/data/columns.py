@@ -62,28 +62,37 @@ def _type_of(s: pd.Series) -> str:
         return "integer" if _is_integral(vals.to_numpy(dtype=np.float64)) else "continuous"
     if len(vals) == 0:
         return "categorical"
-    text = vals.astype(str).str.strip()
+    # each distinct cell text is read once, weighted by how many cells hold it
+    codes, cells = pd.factorize(vals.astype(str).to_numpy(dtype=object))
+    cells_with = np.bincount(codes, minlength=len(cells))
+    text = pd.Series(cells, dtype=object).str.strip()
     nums = parse_numbers(text)
     if nums.notna().all():
         return "integer" if _is_integral(nums.to_numpy()) else "continuous"
-    if text.str.fullmatch(_DATE).mean() >= 0.95 and parse_dates(text).notna().mean() >= 0.95:
+
+    def share(matches: pd.Series) -> float:  # of the cells
+        return int(cells_with[matches.to_numpy(dtype=bool)].sum()) / len(codes)
+
+    if share(text.str.fullmatch(_DATE)) >= 0.95 and share(parse_dates(text).notna()) >= 0.95:
         return "date"
     distinct = text.nunique()
     if set(text.str.lower().unique()) <= {"true", "false"}:
         return "boolean"
-    if distinct >= _TEXT_MIN_VALUES and distinct > _TEXT_DISTINCT * len(text):
+    if distinct >= _TEXT_MIN_VALUES and distinct > _TEXT_DISTINCT * len(codes):
         return "text"
     return "categorical"
 
 
 def parse_dates(s: pd.Series) -> pd.Series:
     """Text as timestamps (NaT where a cell is no date); ISO first, then month-first with slashes."""
-    text = s.astype(str).str.strip()
-    out = pd.to_datetime(text, errors="coerce", format="ISO8601")
-    slash = out.isna() & text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}")
+    # each distinct text is parsed once (a column of a million dates holds a few thousand days)
+    codes, cells = pd.factorize(s.astype(str).to_numpy(dtype=object))
+    text = pd.Series(cells, dtype=object).str.strip()
+    days = pd.to_datetime(text, errors="coerce", format="ISO8601")
+    slash = days.isna() & text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}")
     if slash.any():
-        out[slash] = pd.to_datetime(text[slash], errors="coerce", format="%m/%d/%Y")
-    return out
+        days[slash] = pd.to_datetime(text[slash], errors="coerce", format="%m/%d/%Y")
+    return pd.Series(days.array.take(codes, allow_fill=True), index=s.index)
 
 
 def parse_roles(spec: str | Mapping[str, str] | None) -> dict[str, str]:

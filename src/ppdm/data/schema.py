@@ -129,12 +129,15 @@ def parse_numbers(s: pd.Series) -> pd.Series:
     A strict pattern first, then ``float``: ``pandas.to_numeric`` on arbitrary text (hex-like tokens such
     as ``8e9806212f3cf443``) was seen to crash the interpreter, and ids and pseudonyms are such text.
     """
-    text = s.astype(str)
-    ok = text.str.fullmatch(_NUMBER, case=False) & s.notna()
-    out = pd.Series(np.nan, index=s.index, dtype=np.float64)
-    if ok.any():
-        out[ok] = [float(v) for v in text[ok]]
-    return out
+    # each distinct text is matched and parsed once (a column of a million cells has few distinct values)
+    codes, distinct = pd.factorize(s.astype(str).to_numpy(dtype=object))
+    text = pd.Series(distinct, dtype=object)
+    ok = text.str.fullmatch(_NUMBER, case=False).to_numpy(dtype=bool)
+    values = np.full(len(distinct) + 1, np.nan)  # the last: a cell factorize could not read
+    values[np.flatnonzero(ok)] = [float(v) for v in distinct[ok]]
+    out = values[codes]
+    out[s.isna().to_numpy()] = np.nan
+    return pd.Series(out, index=s.index, dtype=np.float64)
 
 
 def _looks_numeric(s: pd.Series) -> bool:
