@@ -18,12 +18,13 @@ _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _is_formula(s: pd.Series) -> pd.Series:
-    text = s.astype(str)
-    starts = text.str.startswith(_TRIGGERS) & s.notna()
     from ppdm.data.schema import parse_numbers
 
-    numeric = parse_numbers(s).notna()
-    return starts & ~numeric
+    # each distinct cell text is read once (a released column of a million cells has few distinct values)
+    codes, cells = pd.factorize(s.astype(str).to_numpy(dtype=object))
+    text = pd.Series(cells, dtype=object)
+    formula = (text.str.startswith(_TRIGGERS) & parse_numbers(text).isna()).to_numpy(dtype=bool)
+    return pd.Series(formula[codes] & s.notna().to_numpy(), index=s.index)
 
 
 def formula_cells(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, int]:
