@@ -82,3 +82,42 @@ def test_scaler_hand_values() -> None:
     np.testing.assert_allclose(Scaler("nonneg").fit_transform(neg), [[0, 1], [4, 3]])
     with pytest.raises(ParameterError, match="preprocessing must be one of"):
         Scaler("log").fit(X)
+
+
+@pytest.mark.parametrize("repeating", [True, False])
+def test_cells_are_read_the_same_once_per_distinct_text_or_one_by_one(repeating: bool) -> None:
+    # a column whose cells repeat is read once per distinct text, one that hardly repeats cell by cell: both
+    # against a plain reading of every cell here
+    import re
+
+    from ppdm.data.columns import parse_dates
+    from ppdm.data.formulas import formula_cells
+    from ppdm.data.schema import cell_texts, parse_numbers
+
+    rng = np.random.default_rng(12)
+    n = 6000
+    pool = np.array(["1", " 2.5", "-3e2", "nan", "x", "=A1", "+1", "-", "2020-01-05", "01/02/2020", " 2021-03-04 "],
+                    dtype=object)
+    cells = pool[rng.integers(0, len(pool), n)]
+    if not repeating:  # every cell its own text, the same kinds of cells
+        day0 = pd.Timestamp("1900-01-01")
+        kinds = [lambda i: f"{i}", lambda i: f" {i}.5", lambda i: f"-{i}e2", lambda i: f"x{i}", lambda i: f"=A{i}",
+                 lambda i: f"+{i}", lambda i: f"-{i}x", lambda i: (day0 + pd.Timedelta(days=i)).strftime("%Y-%m-%d"),
+                 lambda i: (day0 + pd.Timedelta(days=i)).strftime("%m/%d/%Y")]
+        cells = np.array([kinds[k](i) for i, k in enumerate(rng.integers(0, len(kinds), n))], dtype=object)
+    cells[::50] = None
+    s = pd.Series(cells, dtype=object)
+    assert (cell_texts(s)[1] is not None) == repeating
+    number = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*|\s*[+-]?(?:inf|infinity|nan)\s*", re.I)
+    want = [float(c) if c is not None and number.fullmatch(c) else np.nan for c in cells]
+    np.testing.assert_array_equal(parse_numbers(s).to_numpy(), np.asarray(want, dtype=float))
+    formulas = sum(c is not None and c[0] in "=+-@" and not number.fullmatch(c) for c in cells)
+    assert formula_cells(pd.DataFrame({"c": s})) == ({"c": formulas} if formulas else {})
+    days = parse_dates(s.where(s.notna(), None))
+    for c, d in list(zip(cells, days, strict=True))[::7]:  # each cell read alone: ISO 8601, then month-first
+        text = str(c).strip()
+        want = pd.to_datetime(text, errors="coerce", format="ISO8601")
+        if pd.isna(want) and re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", text):
+            want = pd.to_datetime(text, errors="coerce", format="%m/%d/%Y")
+        assert (pd.isna(d) and pd.isna(want)) or d == want, c
+    assert days.notna().sum() > n // 10

@@ -49,7 +49,7 @@ def _is_integral(v: np.ndarray) -> bool:
 
 
 def _type_of(s: pd.Series) -> str:
-    from ppdm.data.schema import parse_numbers
+    from ppdm.data.schema import cell_texts, parse_numbers
 
     # on a Series of its own: dropping rows from the table's own Series would make its RangeIndex build (and
     # keep, for the table's lifetime) an array of every row number
@@ -62,36 +62,41 @@ def _type_of(s: pd.Series) -> str:
         return "integer" if _is_integral(vals.to_numpy(dtype=np.float64)) else "continuous"
     if len(vals) == 0:
         return "categorical"
-    # each distinct cell text is read once, weighted by how many cells hold it
-    codes, cells = pd.factorize(vals.astype(str).to_numpy(dtype=object))
-    cells_with = np.bincount(codes, minlength=len(cells))
-    text = pd.Series(cells, dtype=object).str.strip()
+    # each distinct cell text is read once, weighted by how many cells hold it (see cell_texts)
+    codes, cells, every = cell_texts(vals)
+    text = pd.Series(every if cells is None else cells, dtype=object).str.strip()
+    cells_with = None if cells is None else np.bincount(codes, minlength=len(cells))
     nums = parse_numbers(text)
     if nums.notna().all():
         return "integer" if _is_integral(nums.to_numpy()) else "continuous"
 
     def share(matches: pd.Series) -> float:  # of the cells
-        return int(cells_with[matches.to_numpy(dtype=bool)].sum()) / len(codes)
+        m = matches.to_numpy(dtype=bool)
+        return int(m.sum() if cells_with is None else cells_with[m].sum()) / len(every)
 
     if share(text.str.fullmatch(_DATE)) >= 0.95 and share(parse_dates(text).notna()) >= 0.95:
         return "date"
     distinct = text.nunique()
     if set(text.str.lower().unique()) <= {"true", "false"}:
         return "boolean"
-    if distinct >= _TEXT_MIN_VALUES and distinct > _TEXT_DISTINCT * len(codes):
+    if distinct >= _TEXT_MIN_VALUES and distinct > _TEXT_DISTINCT * len(every):
         return "text"
     return "categorical"
 
 
 def parse_dates(s: pd.Series) -> pd.Series:
     """Text as timestamps (NaT where a cell is no date); ISO first, then month-first with slashes."""
+    from ppdm.data.schema import cell_texts
+
     # each distinct text is parsed once (a column of a million dates holds a few thousand days)
-    codes, cells = pd.factorize(s.astype(str).to_numpy(dtype=object))
-    text = pd.Series(cells, dtype=object).str.strip()
+    codes, cells, every = cell_texts(s)
+    text = pd.Series(every if cells is None else cells, dtype=object).str.strip()
     days = pd.to_datetime(text, errors="coerce", format="ISO8601")
     slash = days.isna() & text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}")
     if slash.any():
         days[slash] = pd.to_datetime(text[slash], errors="coerce", format="%m/%d/%Y")
+    if cells is None:
+        return pd.Series(days.array, index=s.index)
     return pd.Series(days.array.take(codes, allow_fill=True), index=s.index)
 
 

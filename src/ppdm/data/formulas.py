@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["formula_cells", "escape_formulas"]
@@ -18,13 +19,18 @@ _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _is_formula(s: pd.Series) -> pd.Series:
-    from ppdm.data.schema import parse_numbers
+    from ppdm.data.schema import cell_texts, parse_numbers
 
-    # each distinct cell text is read once (a released column of a million cells has few distinct values)
-    codes, cells = pd.factorize(s.astype(str).to_numpy(dtype=object))
-    text = pd.Series(cells, dtype=object)
-    formula = (text.str.startswith(_TRIGGERS) & parse_numbers(text).isna()).to_numpy(dtype=bool)
-    return pd.Series(formula[codes] & s.notna().to_numpy(), index=s.index)
+    codes, distinct, text = cell_texts(s)
+    given = s.notna().to_numpy()
+    if distinct is None:  # nearly every cell differs: each is checked, numbers only among the triggered ones
+        rows = np.flatnonzero(pd.Series(text, dtype=object).str.startswith(_TRIGGERS).to_numpy(dtype=bool) & given)
+        out = np.zeros(len(text), dtype=bool)
+        out[rows[parse_numbers(pd.Series(text[rows], dtype=object)).isna().to_numpy()]] = True
+        return pd.Series(out, index=s.index)
+    cells = pd.Series(distinct, dtype=object)
+    formula = (cells.str.startswith(_TRIGGERS) & parse_numbers(cells).isna()).to_numpy(dtype=bool)
+    return pd.Series(formula[codes] & given, index=s.index)
 
 
 def formula_cells(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, int]:

@@ -123,18 +123,46 @@ def _names(cols: Sequence[str], limit: int = 5) -> str:
 _NUMBER = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*|\s*[+-]?(?:inf|infinity|nan)\s*"
 
 
+def cell_texts(s: pd.Series) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The cells of ``s`` as text, to be read once per distinct text when they repeat.
+
+    Returns ``(codes, distinct, text)``: ``distinct[codes]`` is every cell's text when the cells repeat
+    (a column of a million cells usually holds few distinct values: reading each once is many times faster);
+    ``distinct`` is None when a spread sample of the cells hardly repeats (ids, free text: at least 99 % of it
+    distinct, about 100,000 distinct texts or more), where a table of distinct texts would cost memory and save
+    little: read ``text`` (every cell's) instead.
+    """
+    text = s.astype(str).to_numpy(dtype=object)
+    if len(text) > _PROBE:
+        step = len(text) // _PROBE
+        probe = text[::step][:_PROBE][s.notna().to_numpy()[::step][:_PROBE]]  # gaps are no repeats of a value
+        if len(set(probe)) >= len(probe) - len(probe) // 100:
+            return np.zeros(0, dtype=np.intp), None, text
+    codes, distinct = pd.factorize(text)
+    return codes, distinct, text
+
+
+# cells sampled to decide whether a column's cells repeat (cell_texts)
+_PROBE = 2048
+
+
 def parse_numbers(s: pd.Series) -> pd.Series:
     """Text cells that are decimal numbers, as floats (NaN elsewhere).
 
     A strict pattern first, then ``float``: ``pandas.to_numeric`` on arbitrary text (hex-like tokens such
     as ``8e9806212f3cf443``) was seen to crash the interpreter, and ids and pseudonyms are such text.
     """
-    # each distinct text is matched and parsed once (a column of a million cells has few distinct values)
-    codes, distinct = pd.factorize(s.astype(str).to_numpy(dtype=object))
-    text = pd.Series(distinct, dtype=object)
-    ok = text.str.fullmatch(_NUMBER, case=False).to_numpy(dtype=bool)
-    values = np.full(len(distinct) + 1, np.nan)  # the last: a cell factorize could not read
-    values[np.flatnonzero(ok)] = [float(v) for v in distinct[ok]]
+    codes, distinct, text = cell_texts(s)
+    if distinct is None:
+        cells = pd.Series(text, dtype=object)
+        ok = (cells.str.fullmatch(_NUMBER, case=False) & s.notna().to_numpy()).to_numpy(dtype=bool)
+        out = np.full(len(text), np.nan)
+        if ok.any():
+            out[ok] = [float(v) for v in text[ok]]
+        return pd.Series(out, index=s.index, dtype=np.float64)
+    ok = pd.Series(distinct, dtype=object).str.fullmatch(_NUMBER, case=False).to_numpy(dtype=bool)
+    values = np.full(len(distinct), np.nan)
+    values[ok] = [float(v) for v in distinct[ok]]
     out = values[codes]
     out[s.isna().to_numpy()] = np.nan
     return pd.Series(out, index=s.index, dtype=np.float64)
