@@ -103,4 +103,6 @@ def run() -> bool:
     print(f"  chosen {chosen['method']} {chosen['params']}: re-identification {chosen['risk']['reidentification']:.4f}"
           f", interval {interval}; re-measured on 20,000 targets against all rows: {relinked:.4f}")
     inside = interval is None or relinked <= interval[1]
-    return ratio <= 120 and t_rel < limit and inside
+    # the memory target is stated for the 1,000,000-row table; below it the interpreter and libraries dominate
+    memory_ok = peak < 4 * size or n < 1_000_000
+    return ratio <= 120 and t_rel < limit and inside and memory_ok
