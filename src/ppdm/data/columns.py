@@ -86,18 +86,19 @@ def _type_of(s: pd.Series) -> str:
 
 def parse_dates(s: pd.Series) -> pd.Series:
     """Text as timestamps (NaT where a cell is no date); ISO first, then month-first with slashes."""
-    from ppdm.data.schema import cell_texts
+    from ppdm.data.schema import by_cell_text
 
     # each distinct text is parsed once (a column of a million dates holds a few thousand days)
-    codes, cells, every = cell_texts(s)
-    text = pd.Series(every if cells is None else cells, dtype=object).str.strip()
+    return pd.Series(by_cell_text(s, _dates_of), index=s.index)
+
+
+def _dates_of(cells: pd.Series) -> pd.api.extensions.ExtensionArray:
+    text = cells.str.strip()
     days = pd.to_datetime(text, errors="coerce", format="ISO8601")
     slash = days.isna() & text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}")
     if slash.any():
         days[slash] = pd.to_datetime(text[slash], errors="coerce", format="%m/%d/%Y")
-    if cells is None:
-        return pd.Series(days.array, index=s.index)
-    return pd.Series(days.array.take(codes, allow_fill=True), index=s.index)
+    return days.array
 
 
 def parse_roles(spec: str | Mapping[str, str] | None) -> dict[str, str]:

@@ -19,18 +19,19 @@ _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _is_formula(s: pd.Series) -> pd.Series:
-    from ppdm.data.schema import cell_texts, parse_numbers
+    from ppdm.data.schema import by_cell_text
 
-    codes, distinct, text = cell_texts(s)
-    given = s.notna().to_numpy()
-    if distinct is None:  # nearly every cell differs: each is checked, numbers only among the triggered ones
-        rows = np.flatnonzero(pd.Series(text, dtype=object).str.startswith(_TRIGGERS).to_numpy(dtype=bool) & given)
-        out = np.zeros(len(text), dtype=bool)
-        out[rows[parse_numbers(pd.Series(text[rows], dtype=object)).isna().to_numpy()]] = True
-        return pd.Series(out, index=s.index)
-    cells = pd.Series(distinct, dtype=object)
-    formula = (cells.str.startswith(_TRIGGERS) & parse_numbers(cells).isna()).to_numpy(dtype=bool)
-    return pd.Series(formula[codes] & given, index=s.index)
+    return pd.Series(by_cell_text(s, _formulas_of) & s.notna().to_numpy(), index=s.index)
+
+
+def _formulas_of(text: pd.Series) -> np.ndarray:
+    from ppdm.data.schema import parse_numbers
+
+    # numbers are parsed only among the texts that start like a formula (-3.5 is not one)
+    rows = np.flatnonzero(text.str.startswith(_TRIGGERS).to_numpy(dtype=bool))
+    out = np.zeros(len(text), dtype=bool)
+    out[rows] = parse_numbers(text.iloc[rows]).isna().to_numpy()
+    return out
 
 
 def formula_cells(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, int]:

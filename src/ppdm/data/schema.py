@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -146,26 +146,31 @@ def cell_texts(s: pd.Series) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]
 _PROBE = 2048
 
 
+def by_cell_text(s: pd.Series, read: Callable[[pd.Series], Any]) -> Any:
+    """``read`` (a Series of texts -> an array of one value per text) applied to the cells of ``s`` as text:
+    to each distinct text once when the cells repeat, to every cell otherwise (see :func:`cell_texts`)."""
+    codes, distinct, text = cell_texts(s)
+    if distinct is None:
+        return read(pd.Series(text, dtype=object))
+    return read(pd.Series(distinct, dtype=object)).take(codes)
+
+
 def parse_numbers(s: pd.Series) -> pd.Series:
     """Text cells that are decimal numbers, as floats (NaN elsewhere).
 
     A strict pattern first, then ``float``: ``pandas.to_numeric`` on arbitrary text (hex-like tokens such
     as ``8e9806212f3cf443``) was seen to crash the interpreter, and ids and pseudonyms are such text.
     """
-    codes, distinct, text = cell_texts(s)
-    if distinct is None:
-        cells = pd.Series(text, dtype=object)
-        ok = (cells.str.fullmatch(_NUMBER, case=False) & s.notna().to_numpy()).to_numpy(dtype=bool)
-        out = np.full(len(text), np.nan)
-        if ok.any():
-            out[ok] = [float(v) for v in text[ok]]
-        return pd.Series(out, index=s.index, dtype=np.float64)
-    ok = pd.Series(distinct, dtype=object).str.fullmatch(_NUMBER, case=False).to_numpy(dtype=bool)
-    values = np.full(len(distinct), np.nan)
-    values[ok] = [float(v) for v in distinct[ok]]
-    out = values[codes]
+    out = by_cell_text(s, _numbers_of)
     out[s.isna().to_numpy()] = np.nan
     return pd.Series(out, index=s.index, dtype=np.float64)
+
+
+def _numbers_of(text: pd.Series) -> np.ndarray:
+    ok = text.str.fullmatch(_NUMBER, case=False).to_numpy(dtype=bool)
+    out = np.full(len(text), np.nan)
+    out[ok] = [float(v) for v in text.to_numpy()[ok]]
+    return out
 
 
 def _looks_numeric(s: pd.Series) -> bool:
