@@ -189,3 +189,22 @@ def test_nearest_neighbors_matches_brute_force(rng: np.random.Generator) -> None
     np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :3], atol=1e-9)
     own = nearest_neighbors(B, B, 2, exclude_self=True)
     assert not (own == np.arange(200)[:, None]).any()
+
+
+def test_nearest_neighbor_distances_recomputed_in_blocks_of_queries(rng: np.random.Generator) -> None:
+    """Many queries' distances are recomputed a block at a time: every block, the last one shorter, gives
+    the brute-force distances."""
+    from scipy.spatial.distance import cdist
+
+    from ppdm.utils import neighbors
+
+    A, B = rng.normal(size=(1_000, 5)), rng.normal(size=(400, 5))
+    cells = neighbors.DISTANCE_CELLS
+    try:
+        neighbors.DISTANCE_CELLS = 7 * 4 * 5  # blocks of 7 queries x 4 neighbours x 5 columns
+        idx, dist = nearest_neighbors(A, B, 4, return_distance=True)
+    finally:
+        neighbors.DISTANCE_CELLS = cells
+    D = cdist(A, B)
+    np.testing.assert_array_equal(idx, np.argsort(D, axis=1)[:, :4])
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :4], atol=1e-9)

@@ -266,9 +266,13 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
          median: np.ndarray | None = None) -> dict[str, Any]:
     """One repetition: scores, baselines and details (measured on ``targets`` when given)."""
     n, m = X.shape
-    everyone = np.arange(n)
+
+    def everyone() -> np.ndarray:
+        # made where an attack needs every row, not held through each attack (a million rows: 8 MB)
+        return np.arange(n)
+
     # the rows whose risk is measured: all, or the seeded sample of targets of a large table
-    scored = everyone if targets is None else np.sort(np.asarray(targets, dtype=np.int64))
+    scored = everyone() if targets is None else np.sort(np.asarray(targets, dtype=np.int64))
 
     def scored_among(rows: np.ndarray) -> np.ndarray:
         """The attacked ``rows`` whose risk is measured (all of them when none is a target)."""
@@ -292,9 +296,9 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
     if name == "pca":
         from ppdm.attacks._pca import pca_attack
 
-        sample = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
-        attacked = rows_except(n, sample) if not t.population else everyone
-        kept = scored_among(attacked if len(attacked) else everyone)
+        sample = everyone() if t.population else _draw(rng, n, int(round(t.known_sample * n)))
+        attacked = rows_except(n, sample) if not t.population else sample
+        kept = scored_among(attacked if len(attacked) else everyone())
         loc = scale = None
         if Y.shape[1] == m:
             # in the attacker's z-scores: ppdm's rotations and projections act on standardised data
@@ -334,9 +338,9 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
     if name == "mmse":
         from ppdm.attacks._filtering import wiener_reconstruction
 
-        known = everyone if t.population else _draw(rng, n, int(round(t.known_sample * n)))
-        X_hat, det = wiener_reconstruction(X if t.population else X[known], Y, out_rows=out)
-        return _recon_rows(_clip(X_hat, X, t), X, everyone if out is None else out, rng, det, median)
+        known = None if t.population else _draw(rng, n, int(round(t.known_sample * n)))
+        X_hat, det = wiener_reconstruction(X if known is None else X[known], Y, out_rows=out)
+        return _recon_rows(_clip(X_hat, X, t), X, everyone() if out is None else out, rng, det, median)
     if name == "interval_disclosure":
         from ppdm.attacks._linkage import interval_disclosure
 
@@ -357,7 +361,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
         X_hat, det = f.ica_attack(X, Y, rng, out_rows=out)
     else:
         X_hat, det = (Y if out is None else Y[out]), {}
-    return _recon_rows(X_hat if name == "face_value" else _clip(X_hat, X, t), X, everyone if out is None else out,
+    return _recon_rows(X_hat if name == "face_value" else _clip(X_hat, X, t), X, everyone() if out is None else out,
                        rng, det, median)
 
 

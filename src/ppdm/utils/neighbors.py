@@ -13,6 +13,8 @@ __all__ = ["nearest_neighbors", "BLOCK_BYTES"]
 
 #: working memory of one distance chunk
 BLOCK_BYTES = 64 * 1024**2
+#: values of the query-neighbour differences recomputed at a time (two such arrays: 4 MB)
+DISTANCE_CELLS = 262_144
 
 
 def nearest_neighbors(
@@ -61,5 +63,11 @@ def nearest_neighbors(
     idx = idx.astype(np.int64, copy=False)
     if not return_distance:
         return idx
-    diff = Qm[:, None, :] - R[idx]
-    return idx, np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    # recomputed a block of queries at a time: ten thousand queries' neighbours side by side would cost
+    # 2 x q x k x m values (26 MB at k = 8, m = 20) beside the pool block being searched
+    dist = np.empty(idx.shape)
+    step = max(1, DISTANCE_CELLS // max(1, idx.shape[1] * Qm.shape[1]))
+    for s in range(0, len(Qm), step):
+        diff = Qm[s:s + step, None, :] - R[idx[s:s + step]]
+        dist[s:s + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    return idx, dist
