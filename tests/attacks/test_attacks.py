@@ -208,3 +208,29 @@ def test_nearest_neighbor_distances_recomputed_in_blocks_of_queries(rng: np.rand
     D = cdist(A, B)
     np.testing.assert_array_equal(idx, np.argsort(D, axis=1)[:, :4])
     np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :4], atol=1e-9)
+
+
+def test_reconstruction_scores_counted_a_block_of_rows_at_a_time(rng: np.random.Generator,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scores over a whole table are counted a block of rows at a time (the last block shorter): the same
+    shares as the one-shot formulas, and the same errors to rounding."""
+    from ppdm.attacks import _result
+
+    X = np.round(rng.normal(size=(1_003, 4)), 1)  # zeros and ties: exact hits count
+    X_hat = X + rng.normal(scale=0.05, size=X.shape)
+    X_hat[::7] = X[::7]
+    med = np.median(X, axis=0)
+    tol = 0.05 * np.abs(X) + 1e-12 * (np.abs(X) + 1)
+    within = float((np.abs(X_hat - X) <= tol).mean())
+    missed = np.abs(med - X) > tol
+    beyond = float((np.abs(X_hat - X) <= tol)[missed].mean())
+    base_within = float((np.abs(med - X) <= tol).mean())
+    monkeypatch.setattr(_result, "ROW_CHUNK", 100)
+    assert _result.within_pct(X_hat, X) == within
+    assert _result.beyond_baseline(X_hat, X) == beyond
+    np.testing.assert_allclose(_result.rmse(X_hat, X), np.sqrt(np.mean((X_hat - X) ** 2)), rtol=1e-12)
+    rows = np.sort(rng.choice(1_003, size=450, replace=False))
+    base = _result.no_release_scores(X, rows)
+    assert base["within_5pct"] == float((np.abs(med - X[rows]) <= tol[rows]).mean())
+    np.testing.assert_allclose(base["rmse"], np.sqrt(np.mean((med - X[rows]) ** 2)), rtol=1e-12)
+    assert base_within == _result.no_release_scores(X, np.arange(1_003))["within_5pct"]

@@ -201,3 +201,21 @@ def test_mdav_writes_its_release_into_a_table_given_up_and_only_then(univariate:
     B, _ = perturb_array(X, MDAV(k=6, univariate=univariate), preprocess="zscore", y=y)
     np.testing.assert_array_equal(X, before)
     assert not np.shares_memory(B, X)
+
+
+def test_mdav_splits_a_large_block_on_its_principal_scores_read_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block larger than a chunk is scored on its leading principal direction without a copy of it: the
+    scores equal those of a direct SVD of the centred block (up to the direction's sign)."""
+    from ppdm.mechanisms import microaggregation as mda
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3_000, 6)) @ rng.normal(size=(6, 6)) + 5.0
+    rows = np.sort(rng.choice(3_000, size=2_001, replace=False))
+    Z = X[rows] - X[rows].mean(axis=0)
+    direct = Z @ np.linalg.svd(Z, full_matrices=False)[2][0]
+    monkeypatch.setattr(mda, "_SCORE_CHUNK", 128)  # 16 chunks, the last one shorter
+    chunked = mda._principal_scores(X, rows)
+    sign = np.sign(chunked @ direct)
+    np.testing.assert_allclose(sign * chunked, direct, atol=1e-9)
+    monkeypatch.setattr(mda, "_SCORE_CHUNK", 10_000)  # one piece, the copy-and-centre path
+    np.testing.assert_allclose(np.abs(mda._principal_scores(X, rows)), np.abs(direct), atol=1e-9)

@@ -216,7 +216,7 @@ _LARGE_CELLS = 1 << 22
 
 def _seed_result(X: np.ndarray, Y: np.ndarray, t: ThreatModel, mechanism: dict[str, Any], scan: int,
                  seconds: float | None = None) -> AttackResult:
-    from ppdm.attacks._result import beyond_baseline, within_pct
+    from ppdm.attacks._result import beyond_baseline, rmse, within_pct
     from ppdm.attacks._seed import candidate_seeds, seed_search
 
     res = seed_search(X, Y, mechanism["method"], dict(mechanism.get("params", {})),
@@ -228,7 +228,7 @@ def _seed_result(X: np.ndarray, Y: np.ndarray, t: ThreatModel, mechanism: dict[s
         X_hat = res["X_hat"]
         reid = float(np.mean(res["order"] == np.arange(n)))
         scores = {"within_5pct": within_pct(X_hat, X), "reidentification_rate": reid,
-                  "rmse": float(np.sqrt(np.mean((X_hat - X) ** 2))),
+                  "rmse": rmse(X_hat, X),
                   "within_5pct_beyond_baseline": beyond_baseline(X_hat, X)}
     else:
         scores = {"within_5pct": base["within_5pct"], "reidentification_rate": 1.0 / n, "rmse": base["rmse"],

@@ -153,19 +153,48 @@ def univariate_groups(x: np.ndarray, k: int) -> np.ndarray:
     return labels
 
 
+#: rows of a large block read at a time while its principal direction is found
+_SCORE_CHUNK = 65_536
+
+
+def _principal_scores(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The rows' scores on the leading principal direction of ``X[rows]`` (centred).
+
+    A block of at most :data:`_SCORE_CHUNK` rows is copied and centred whole; a larger one (a class of a
+    million-row table) is read in chunks of that many rows, three passes (mean, scatter matrix, scores),
+    so that no copy of the class is held beside the table.
+    """
+    m = X.shape[1]
+    if len(rows) <= _SCORE_CHUNK:
+        Z = X[rows]  # a copy, centred in place (the mean as a matrix-vector product: axis-0 means are slow)
+        Z -= (np.ones(len(Z)) @ Z) / len(Z)
+        # the leading principal direction from the m x m scatter matrix (one pass over the rows)
+        return Z @ np.linalg.eigh(Z.T @ Z)[1][:, -1]
+    chunks = [rows[s:s + _SCORE_CHUNK] for s in range(0, len(rows), _SCORE_CHUNK)]
+    mean = np.zeros(m)
+    for c in chunks:
+        mean += np.ones(len(c)) @ X[c]
+    mean /= len(rows)
+    scatter = np.zeros((m, m))
+    for c in chunks:
+        Z = X[c] - mean
+        scatter += Z.T @ Z
+    v = np.linalg.eigh(scatter)[1][:, -1]
+    proj = np.empty(len(rows))
+    for s, c in zip(range(0, len(rows), _SCORE_CHUNK), chunks, strict=True):
+        proj[s:s + len(c)] = (X[c] - mean) @ v
+    return proj
+
+
 def _blocks(X: np.ndarray, rows: np.ndarray, size: int, k: int) -> list[np.ndarray]:
     """Split ``rows`` at the median of their widest principal direction until blocks hold <= ``size`` rows."""
     if len(rows) <= size or len(rows) < 4 * k:
         return [rows]
-    Z = X[rows]  # a copy, centred in place (the mean as a matrix-vector product: axis-0 means are slow)
-    Z -= (np.ones(len(Z)) @ Z) / len(Z)
-    # the leading principal direction from the m x m scatter matrix (one pass over the rows)
-    v = np.linalg.eigh(Z.T @ Z)[1][:, -1]
-    proj = Z @ v
+    proj = _principal_scores(X, rows)
     # split sizes are multiples of k, so blocks never leave a remainder smaller than k behind
     half = max(k, (len(rows) // 2) // k * k)
     part = np.argpartition(proj, half - 1)
-    del Z, proj  # the halves make their own copies: this level's goes first
+    del proj  # the halves make their own: this level's goes first
     low, high = rows[part[:half]], rows[part[half:]]
     del part
     return _blocks(X, low, size, k) + _blocks(X, high, size, k)
