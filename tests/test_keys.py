@@ -142,6 +142,37 @@ def test_match_rows_pairs_each_published_row_with_its_replayed_twin() -> None:
     assert np.array_equal(order[np.argsort(perm)][single], single)
 
 
+def test_match_rows_pairs_equal_rows_as_a_stack_of_row_keys_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows matched through sorted 64-bit keys, a block at a time, pair exactly as a table of each row's grid
+    values would (the first of the published equal rows takes the last replayed twin), rows without a twin
+    included; a key shared by unequal rows is not taken for a match."""
+    from ppdm.attacks import _seed
+
+    rng = np.random.default_rng(4)
+    B = np.repeat(rng.normal(size=(300, 5)), rng.integers(1, 6, size=300), axis=0)  # groups of equal rows
+    Y = np.round(B[rng.permutation(len(B))], 12)
+    Y[:7] += 0.5  # published rows without a replayed twin
+    scale = np.abs(B).max(axis=0)
+    step = 1e-9 * scale
+    pool: dict[bytes, list[int]] = {}  # the reference: a stack of row indices per row of grid values
+    for i, r in enumerate(np.round(B / step).astype(np.int64)):
+        pool.setdefault(r.tobytes(), []).append(i)
+    expected = np.full(len(Y), -1)
+    for i, r in enumerate(np.round(Y / step).astype(np.int64)):
+        if pool.get(r.tobytes()):
+            expected[i] = pool[r.tobytes()].pop()
+    monkeypatch.setattr(_seed, "_CHUNK", 97)
+    order = _seed.match_rows(Y, B, scale)
+    twin = expected >= 0
+    assert np.array_equal(order[twin], expected[twin]) and (~twin).sum() == 7
+    assert not np.isin(order[~twin], expected[twin]).any()  # left-over rows go to rows nobody took
+    # every key equal (as if all collided): the grid values reject the unequal pairs, and every row with a
+    # twin still ends on a row of equal values
+    monkeypatch.setattr(_seed, "_row_keys", lambda V, step: np.zeros(len(V), dtype=np.uint64))
+    order = _seed.match_rows(Y, B, scale)
+    assert np.all(np.abs(B[order] - Y) <= 1e-9, axis=1)[twin].all()
+
+
 def test_a_bounded_seed_scan_says_it_stopped() -> None:
     from ppdm.attacks._seed import seed_search
 

@@ -71,36 +71,67 @@ def seed_search(
         if B.shape[1] != Y.shape[1]:
             return {"found": False, "seeds_tried": tried, "why": "the replay releases other columns"}
         # every probe row must be some replayed row, to rounding (CSV round trips keep ~15 digits)
-        hits = [np.flatnonzero(np.all(np.abs(B - r) <= 1e-9 * scale + 1e-12, axis=1)) for r in probe]
-        if all(len(h) for h in hits):
+        if all(_appears(r, B, 1e-9 * scale + 1e-12) for r in probe):
             order = match_rows(Y, B, scale)  # each published row's replayed twin
             return {"found": True, "seeds_tried": tried, "seed_found": True, "X_hat": X[order], "order": order}
     return {"found": False, "seeds_tried": tried}
 
 
+#: rows compared or keyed at a time: a million-row replay is never copied whole into a comparison
+_CHUNK = 65_536
+
+
+def _appears(row: np.ndarray, B: np.ndarray, tol: np.ndarray) -> bool:
+    """Whether some row of ``B`` equals ``row`` to within ``tol`` per column (a block of rows at a time)."""
+    return any(bool(np.all(np.abs(B[s:s + _CHUNK] - row) <= tol, axis=1).any()) for s in range(0, len(B), _CHUNK))
+
+
+def _row_keys(V: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """A 64-bit key of each row's values on the grid ``step`` (a block of rows at a time). Equal grid rows
+    have equal keys; unequal ones almost never do, and a match is checked on the grid values themselves."""
+    keys = np.empty(len(V), dtype=np.uint64)
+    mult = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it mixes the bits and loses none
+    with np.errstate(over="ignore"):
+        for s in range(0, len(V), _CHUNK):
+            Q = np.round(V[s:s + _CHUNK] / step).astype(np.int64).view(np.uint64)
+            h = np.zeros(len(Q), dtype=np.uint64)
+            for j in range(Q.shape[1]):
+                h = (h ^ Q[:, j]) * mult
+                h ^= h >> np.uint64(29)
+            keys[s:s + len(Q)] = h
+    return keys
+
+
 def match_rows(Y: np.ndarray, B: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """For each row of ``Y``, the index of an equal row of ``B`` (to rounding): ``B[order]`` is ``Y``.
 
-    Rows are matched by their values on a grid of 1e-9 of each column's scale, in linear time; equal rows
-    are paired in order. A row whose values fall on another side of a grid line than its twin's (or a row
-    without a twin) is matched by its nearest neighbour among the rows left over.
+    Rows are matched by their values on a grid of 1e-9 of each column's scale, by sorting 64-bit keys of
+    their grid values (no table of a million rows' keys as Python objects); equal rows are paired as a stack
+    pairs them: the first of ``Y``'s equal rows gets the last of ``B``'s, and so on. A row whose values fall
+    on another side of a grid line than its twin's (or a row without a twin) is matched by its nearest
+    neighbour among the rows left over.
     """
     step = 1e-9 * np.asarray(scale, dtype=np.float64)
-
-    def keys(V: np.ndarray) -> list[bytes]:
-        Q = np.ascontiguousarray(np.round(V / step).astype(np.int64))
-        return [r.tobytes() for r in Q]
-
-    pool: dict[bytes, list[int]] = {}
-    for i, k in enumerate(keys(B)):
-        pool.setdefault(k, []).append(i)
+    kb, ky = _row_keys(B, step), _row_keys(Y, step)
+    ob = np.argsort(kb, kind="stable")
+    kb = kb[ob]
+    oy = np.argsort(ky, kind="stable")
+    ky = ky[oy]
+    lo, hi = np.searchsorted(kb, ky, "left"), np.searchsorted(kb, ky, "right")
+    rank = np.arange(len(ky)) - np.searchsorted(ky, ky, "left")  # the row's place among Y's equal keys
+    del kb, ky
     order = np.full(len(Y), -1, dtype=np.int64)
+    paired = rank < hi - lo
+    order[oy[paired]] = ob[(hi - 1 - rank)[paired]]
+    del lo, hi, rank, ob, oy, paired
+    # a key shared by unequal rows (a 64-bit collision) is no match: checked on the grid values
+    for s in range(0, len(Y), _CHUNK):
+        o = order[s:s + _CHUNK]
+        ok = o >= 0
+        same = np.all(np.round(Y[s:s + _CHUNK][ok] / step) == np.round(B[o[ok]] / step), axis=1)
+        o[np.flatnonzero(ok)[~same]] = -1
     used = np.zeros(len(B), dtype=bool)
-    for i, k in enumerate(keys(Y)):
-        twins = pool.get(k)
-        if twins:
-            order[i] = twins.pop()
-            used[order[i]] = True
+    used[order[order >= 0]] = True
     left = np.flatnonzero(order < 0)
     if len(left):
         from ppdm.utils.neighbors import nearest_neighbors
