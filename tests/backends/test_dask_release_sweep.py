@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -79,26 +80,80 @@ def _large_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, src: Path, n
 
 def test_on_a_cluster_the_workers_read_a_large_parquet_input_themselves(tmp_path: Path, client,  # type: ignore[no-untyped-def]
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from ppdm.data import io
+
     src = tmp_path / "table.parquet"
     make_table(n=1500, m=5).drop(columns=["site"]).to_parquet(src, index=False)
     here = _large_release(tmp_path, monkeypatch, src, "here")
+    read_here = []
+    real_read = io.read_table
+
+    def watched(source, **kw):  # type: ignore[no-untyped-def]
+        read_here.append(source)
+        return real_read(source, **kw)
+
+    # this process (the client) never reads the table: only the cluster's worker processes do
+    monkeypatch.setattr(io, "read_table", watched)
     there = _large_release(tmp_path, monkeypatch, src, "there", backend="dask", scheduler=client.scheduler.address)
+    assert read_here == []
     confirmed = [c for c in there["candidates"] if c["measured_on"]["stage"] == "confirmation"]
     assert confirmed
     for c in confirmed:  # each confirmation says where its design came from
         assert c["measured_on"]["design"] == "read from the Parquet input by the Dask worker that confirmed it"
     assert all("design" not in c["measured_on"] for c in here["candidates"])
     assert "its workers read the Parquet input themselves" in there["utility_note"]
-    assert "the chosen release was computed here" in there["utility_note"]
-    # a worker holds the design it read (its fingerprint), not one sent to it
-    held = client.run(lambda: list(__import__("ppdm.release.source", fromlist=["_LOADED"])._LOADED))
-    assert any(held.values())
+    assert "the chosen release was made and written by a worker" in there["utility_note"]
     # the same scores as the run here: every draw comes from the key, wherever it runs
     assert there["chosen"]["method"] == here["chosen"]["method"]
     assert there["chosen"]["params"] == here["chosen"]["params"]
     for a, b in zip(here["candidates"], there["candidates"], strict=True):
+        assert a["measured_on"]["stage"] == b["measured_on"]["stage"]
         assert a["utility"] == pytest.approx(b["utility"])
         assert a["risk"]["reidentification"] == pytest.approx(b["risk"]["reidentification"])
+    assert there["original_utility"] == pytest.approx(here["original_utility"])
+    assert there["input"] == here["input"] and there["fidelity"] == here["fidelity"]
+    # the worker wrote the same release and state as this machine does (the same key), owner-only state
+    assert (tmp_path / "there" / "release.csv").read_bytes() == (tmp_path / "here" / "release.csv").read_bytes()
+    states = [zipfile.ZipFile(tmp_path / d / "release.state") for d in ("here", "there")]
+    assert states[0].namelist() == states[1].namelist()  # the same entries (a zip's times differ)
+    assert all(states[0].read(n) == states[1].read(n) for n in states[0].namelist())
+    assert (tmp_path / "there" / "release.state").stat().st_mode & 0o077 == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here", "table.parquet", "there"]  # no temporary left
+
+
+def test_a_worker_that_cannot_see_the_output_refuses(tmp_path: Path) -> None:
+    from ppdm.exceptions import OutputError
+    from ppdm.release import load_config
+    from ppdm.release.cluster import TableOnWorkers, write_release
+    from ppdm.release.table import TableSpec
+
+    table = TableOnWorkers(TableSpec(str(tmp_path / "t.parquet")), load_config(None, {}), 0, 500, 1000, "x")
+    with pytest.raises(OutputError, match="cannot see the output directory"):
+        write_release(table, str(tmp_path / "gone" / ".out.tmp"), str(tmp_path / "out"), {}, [], {}, [], None,
+                      None, False, False)
+
+
+def test_a_worker_that_reads_another_table_than_the_profile_refuses(tmp_path: Path) -> None:
+    from ppdm.exceptions import InputError
+    from ppdm.release import cluster, load_config
+    from ppdm.release.table import TableSpec
+
+    src = tmp_path / "table.parquet"
+    df = make_table(n=300, m=4).drop(columns=["site"])
+    df.to_parquet(src, index=False)
+    table = cluster.TableOnWorkers(TableSpec(str(src), id="pid", label="y"), load_config(None, {"seed": 1}), 1,
+                                   20_000, 300)
+    cluster._HELD.clear()
+    facts = cluster.profile(table, 100)
+    assert len(facts["sample"][0]) == 100 and facts["shape"] == (300, 4)
+    table = cluster.TableOnWorkers(table.spec, table.cfg, 1, 20_000, 300, facts["fingerprint"])
+    X, y, shown, holdout = table.load_rows(None, None, None)  # the same table: made once, kept
+    assert X is cluster._HELD[table._key()].X and len(y) == 300 and holdout is not None
+    cluster._HELD.clear()
+    df.assign(x0=df["x0"] + 1.0).to_parquet(src, index=False)  # the file changed under the workers
+    with pytest.raises(InputError, match="read a different table"):
+        table.load()
+    cluster._HELD.clear()
 
 
 def test_a_worker_that_reads_a_different_table_refuses(tmp_path: Path) -> None:

@@ -308,7 +308,7 @@ def test_confirmation_goes_on_while_a_candidate_left_could_beat_the_best_confirm
 
     asked = []
 
-    def fake_confirm(X, y, todo, cfg, cache, progress, seed, context, fn, source=None):  # type: ignore[no-untyped-def]
+    def fake_confirm(X, y, todo, cfg, cache, progress, seed, context, fn, source=None, n_rows=None):  # type: ignore[no-untyped-def]
         asked.extend(p["scale"] for _, _, p in todo)
         return [{"method": m, "params": p, "utility": {"knn_pct": confirmed[p["scale"]]},
                  "risk": {"reidentification": 0.0, "within_5pct": 0.0}, "measured_on": {"stage": "confirmation"}}

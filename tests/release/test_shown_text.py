@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdm.release import _shown_text
+from ppdm.release.table import shown_text as _shown_text
 
 
 def test_shown_text_is_the_text_pandas_gives_for_every_column_type() -> None:

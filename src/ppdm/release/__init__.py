@@ -8,7 +8,7 @@ written into a temporary sibling directory first and renamed into place when com
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import os
 import shutil
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.exceptions import OutputError, ParameterError, ResourceError
+from ppdm.exceptions import OutputError, ParameterError
 from ppdm.release.config import (
     DEFAULT_GRIDS,
     ReleaseConfig,
@@ -83,36 +83,6 @@ def _recover(out: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _label_text(col: pd.Series) -> np.ndarray:
-    """The label as fixed-width text (each class's name as ``str`` gives it): a million labels of a few
-    classes take a few MB, where Python strings take a hundred."""
-    if col.dtype == object:  # text as pandas writes it (None as 'None')
-        col = col.astype(str)
-    codes, classes = pd.factorize(col, use_na_sentinel=False)
-    return np.asarray([str(c) for c in classes], dtype=str)[codes]
-
-
-def _shown_text(df: pd.DataFrame, shown: Sequence[str]) -> np.ndarray:
-    """``df[shown].astype(str).to_numpy()``, each distinct value one shared ``str``: a million rows of a few
-    values take 8 bytes a cell, not a Python string each."""
-    out = np.empty((len(df), len(shown)), dtype=object)
-    for j, c in enumerate(shown):
-        col = df[c].astype(str) if df[c].dtype == object else df[c]  # None and NaN stay apart ('None', 'nan')
-        codes, uniques = pd.factorize(col, use_na_sentinel=False)
-        out[:, j] = pd.Series(uniques, dtype=col.dtype).astype(str).to_numpy(dtype=object)[codes]
-    return out
-
-
-def _side_digest(y: np.ndarray | None, categories: np.ndarray) -> Any:
-    """A digest of the label and the columns shown beside the release, a column at a time (a million
-    rows' values are never joined into one text)."""
-    h = hashlib.sha256(json.dumps([y is None, list(categories.shape)]).encode())
-    for col in ([] if y is None else [y]) + [categories[:, j] for j in range(categories.shape[1])]:
-        h.update("\x1f".join(map(str, col)).encode())
-        h.update(b"\x1e")
-    return h
-
-
 def release(source: str | os.PathLike[str] | pd.DataFrame, *, output_dir: str | os.PathLike[str],
             **kwargs: Any) -> ReleaseResult:
     """Choose and write a release (see :func:`_release` for the parameters and the module for the outputs).
@@ -159,86 +129,85 @@ def _release(
     can be undone by whoever knows the seed). Unless ``keep_ids``, the written release has its rows
     shuffled and its ids replaced by keyed pseudonyms (the mapping is in ``release.state``).
     """
-    from ppdm import __version__
-    from ppdm.data.io import read_table
-    from ppdm.data.schema import resolve_schema
-    from ppdm.release.evaluate import (
-        SCORING_VERSION,
-        SVM_SAMPLE,
-        TSTR_TRAIN_SAMPLE,
-        UTILITY_SAMPLE,
-        holdout_folds,
-        holdout_split,
-        pooled,
-        utility_scores,
-    )
-    from ppdm.release.select import choose, pareto_front
+    from ppdm.attacks import ThreatModel
+    from ppdm.keys import release_key, warn_known
+    from ppdm.release.scale import ONE_FINALIST_ABOVE, SCREEN_ABOVE
+    from ppdm.release.table import TableSpec, prepare_table
 
     cfg = config or default_config()
     out = Path(output_dir)
     inputs = [Path(source)] if isinstance(source, (str, os.PathLike)) else []
     _check_output_dir(out, inputs, force)
-    from ppdm.attacks import ThreatModel
-
     threat = ThreatModel.parse(cfg.threat)
-    df = read_table(source, sep=sep)
-    from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
-
-    infos = infer_columns(df, id=id, label=label, drop=drop, roles=parse_roles(roles))
-    codec = None
-    if columns is None and is_whole_table(df, infos):
-        from ppdm.data.codec import TableCodec
-        from ppdm.data.schema import Schema
-
-        codec = TableCodec(infos).fit(df)
-        kept = {i.name for i in codec.infos}
-        schema = Schema(tuple(map(str, df.columns)), tuple(c for c in map(str, df.columns) if c in kept), id, label,
-                        (), tuple(c for c in map(str, df.columns) if c not in kept and c not in (id, label)))
-        X = codec.encode(df)
-        # the codec z-scores the numbers and weights the indicators itself: the mechanisms see its design as is
-        cfg = cfg.model_copy(update={"preprocess": "none"})
-        _check_sweep_memory(len(df), X.shape[1], cfg.n_jobs)
-    else:
-        # free text and identifiers other than --id never reach a release (the column list says why)
-        dropped = tuple(dict.fromkeys([*drop, *(i.name for i in infos if i.treatment.startswith("dropped"))]))
-        schema = resolve_schema(df, columns=columns, id=id, label=label, drop=dropped)
-        _check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
-        # the released numbers live on in X: the frame keeps only what reaches the release unchanged (each
-        # column leaves it as it is copied, so a million-row table is held once, not twice, meanwhile)
-        X = schema.matrix(df, consume=True)
-        give_back()  # the consumed columns' buffers
-    y = _label_text(df[label]) if label else None
-    label_note = None
-    if y is not None:
-        counts = pd.Series(y).value_counts()
-        if len(counts) < 2 or counts.min() < 2:
-            why = "has one class" if len(counts) < 2 else "has classes with a single record"
-            label_note = (f"the label '{label}' {why}: class-based utility is not measurable, so nearest-neighbour "
-                          "preservation is the objective (the label is released as it is)")
-            y = None
-    if cfg.policy.objective == "tstr":
-        # the train-on-release measure that suits the table: logistic regression on one-hot categories and
-        # standardised numbers for whole tables, k-NN for numeric ones
-        auto = "tstr_logreg_pct" if codec is not None else "tstr_knn_pct"
-        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": auto})})
-    if cfg.policy.objective != "neighbour_pct" and y is None:  # no label: no classifier to measure
-        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"objective": "neighbour_pct"})})
-    from ppdm.release.source import design_fingerprint, parquet_source
-
-    fp = design_fingerprint(X, schema.released)
-    from ppdm.keys import release_key, warn_known
-
-    key = release_key(cfg.seed)
-    warn_known(key)
-    # every column that reaches the release unperturbed (passed through, and the label) is attacked too
-    shown = [c for c in (*schema.passthrough, *([schema.label] if schema.label else [])) if c in df.columns]
-    categories = _shown_text(df, shown)
+    spec = TableSpec(source, sep=sep, id=id, label=label, columns=columns, drop=tuple(drop), roles=roles)
+    evaluation_seed = 0 if cfg.seed is None else cfg.seed
     cache = Cache(cache_root(cache_dir) if use_cache else None)
-    # the scores depend on the label's values and on every column shown beside the release, not only on X
-    side = _side_digest(y, categories)
-    jobs = []
-    from ppdm.release.candidates import check_method, split_method
+    key = release_key(cfg.seed)
+    with contextlib.ExitStack() as on_cluster:
+        where = on_cluster.enter_context(sweep_backend(backend, scheduler))
+        from ppdm.release.source import parquet_rows
 
+        if where is not None and (rows := parquet_rows(source)) is not None and rows > ONE_FINALIST_ABOVE:
+            # a large Parquet input on a cluster: its workers read it, sweep and write; this machine holds
+            # samples and scores only
+            from ppdm.release.cluster import release_on_cluster
+
+            warn_known(key)
+            return release_on_cluster(spec, cfg, key, out, force, cache=cache, progress=progress, where=where,
+                                      keep_ids=keep_ids, escape_formulas=escape_formulas, rows=rows)
+        prep = prepare_table(spec, cfg, seed=evaluation_seed, screen_above=SCREEN_ABOVE)
+        warn_known(key)
+        cfg, X, y, codec, folds = prep.cfg, prep.X, prep.y, prep.codec, prep.folds
+        jobs = candidate_jobs(cfg, cache, shape=X.shape, codec=codec, fingerprint=prep.fingerprint, label=label,
+                              shown=prep.shown, side=prep.side)
+        from ppdm.keys import MECHANISM_STREAM
+
+        holdout = folds[0] if folds else None
+        context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": list(prep.schema.released),
+                   "categories": prep.categories, "holdout": holdout, "seed_known": key.known, "codec": codec}
+        if folds and len(folds) > 1:
+            context["more_folds"] = folds[1:]
+        if len(X) > SCREEN_ABOVE:
+            # a large table: every candidate screened on a sample, the best confirmed on every row
+            # on a cluster, the workers confirming a candidate read a Parquet input themselves
+            from ppdm.release.source import parquet_source
+
+            design_source = parquet_source(source, prep.schema, codec, prep.fingerprint, len(X)) \
+                if where is not None else None
+            everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context,
+                                            source=design_source)
+        else:
+            everything = run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
+    failed, cands = split_failed(everything)
+    from ppdm.release.table import original_utility
+
+    original = original_utility(X, y, folds, evaluation_seed, codec)
+    read = any(c.get("measured_on", {}).get("design") for c in cands)
+    note = sweep_notes(prep.label_note, n=len(X), y_rows=None if y is None else len(y), where=where,
+                       made_here=not read and len(X) > ONE_FINALIST_ABOVE, read=read, folds=folds)
+    best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories)
+    # the design goes to the last stage as its only holder, which frees it once the record is made: the
+    # written release is then the one table-sized array left
+    design = [X]
+    # row-length vectors the sweep alone needed (the shown columns as text, the held-out folds' row numbers)
+    # go before the chosen release is made beside the design
+    df, schema, infos, fp = prep.df, prep.schema, prep.infos, prep.fingerprint
+    del X, prep, folds, holdout, context
+    give_back()  # the sweep's freed working memory, before the chosen release is made from all rows
+    return _write_outputs(df, schema, design, y, cfg, threat, cands[best], cands, original, fp, out, force, inputs,
+                          key=key, keep_ids=keep_ids, failed=failed, label_note=note,
+                          escape_formulas=escape_formulas, codec=codec, infos=infos)
+
+
+def candidate_jobs(cfg: ReleaseConfig, cache: Cache, *, shape: tuple[int, int], codec: Any, fingerprint: str,
+                   label: str | None, shown: Sequence[str], side: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """The sweep's candidates as (cache key, method, parameters): the configured grids, less the default
+    candidates that do not fit the table."""
+    from ppdm import __version__
+    from ppdm.release.candidates import check_method, split_method
+    from ppdm.release.evaluate import SCORING_VERSION
+
+    jobs = []
     for mg in cfg.methods:
         check_method(mg.method)
         default_grid = mg.grid == DEFAULT_GRIDS.get(mg.method)
@@ -246,145 +215,88 @@ def _release(
             continue  # a combined default candidate needs categories: on numbers alone it repeats its numeric part
         for params in mg.candidates():
             # default grids adapt to narrow tables; a grid the user wrote is checked as given
-            if default_grid and isinstance(params.get("rank"), int) and params["rank"] >= min(X.shape):
+            if default_grid and isinstance(params.get("rank"), int) and params["rank"] >= min(shape):
                 continue
-            # a secret key is not part of the cache key: a cached score measured an equivalent draw
-            payload = {"fp": fp, "method": mg.method, "params": params, "seed": cfg.seed, "pre": cfg.preprocess,
-                       "threat": cfg.threat, "label": label, "shown": shown, "side": side.hexdigest(),
-                       "objective": cfg.policy.objective, "v": SCORING_VERSION, "ppdm": __version__,
+            # a secret key is not part of the cache key: a cached score measured an equivalent draw; the
+            # scores depend on the label's values and on every column shown beside the release, not only on X
+            payload = {"fp": fingerprint, "method": mg.method, "params": params, "seed": cfg.seed,
+                       "pre": cfg.preprocess, "threat": cfg.threat, "label": label, "shown": list(shown),
+                       "side": side, "objective": cfg.policy.objective, "v": SCORING_VERSION, "ppdm": __version__,
                        "whole_table": None if codec is None else codec.names}
             jobs.append((cache.key(payload), mg.method, params))
     if not jobs:
         raise ParameterError("no candidate fits a table this small; give --methods noise,rotation or a --config grid")
-    from ppdm.keys import MECHANISM_STREAM
+    return jobs
 
-    evaluation_seed = 0 if cfg.seed is None else cfg.seed
-    # real records held out of a second fit of each candidate: utility as an analyst gets it
-    from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
 
-    # on a large table one split holds out thousands of records; a small one pools disjoint folds
-    folds = split = None
-    if y is not None and len(X) <= SCREEN_ABOVE:
-        folds = holdout_folds(y, seed=evaluation_seed)
-    elif y is not None and (split := holdout_split(y, seed=evaluation_seed)) is not None:
-        folds = [split]
-    holdout = folds[0] if folds else None
-    if holdout is None and cfg.policy.objective in ("tstr_knn_pct", "tstr_logreg_pct"):
-        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(
-            update={"objective": "knn_pct" if y is not None else "neighbour_pct"})})
-    context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": list(schema.released), "categories": categories,
-               "holdout": holdout, "seed_known": key.known, "codec": codec}
-    if folds and len(folds) > 1:
-        context["more_folds"] = folds[1:]
-    with sweep_backend(backend, scheduler) as where:
-        if len(X) > SCREEN_ABOVE:
-            # a large table: every candidate screened on a sample, the best confirmed on every row
-            # on a cluster, the workers confirming a candidate read a Parquet input themselves
-            design_source = parquet_source(source, schema, codec, fp, len(X)) if where is not None else None
-            everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context,
-                                            source=design_source)
-        else:
-            everything = run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
+def split_failed(everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The candidates that failed and those scored; refuses a sweep in which every one failed."""
     failed = [c for c in everything if "failed" in c]
     cands = [c for c in everything if "failed" not in c]
     if not cands:
         c = failed[0]
         raise ParameterError(f"every candidate failed; the first, {c['method']} {c['params']}: {c['failed']}")
-    original_utility = utility_scores(X, y, seed=evaluation_seed) if y is not None else {}
-    original_utility["neighbour_pct"] = 100.0
-    if folds:
-        numeric = None if codec is None else codec.numeric_index_
-        original_utility.update(pooled([(len(te), _original_tstr(X, y, tr, te, evaluation_seed, numeric))
-                                        for tr, te in folds]))
-        tested = np.concatenate([te for _, te in folds])
-        original_utility["majority_pct"] = 100.0 * float(
-            pd.Series(np.asarray(y)[tested].astype(str)).value_counts(normalize=True).max())
+    return failed, cands
+
+
+def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: str | None, made_here: bool,
+                read: bool, folds: Any, on_worker: bool = False) -> str | None:
+    """What the record says about how the sweep measured (samples, folds, where it ran), in one note.
+
+    ``made_here``: the confirmations ran on this machine; ``read``: the workers read the Parquet input
+    themselves; ``on_worker``: a worker also made and wrote the chosen release.
+    """
+    from ppdm.release.evaluate import SVM_SAMPLE, TSTR_TRAIN_SAMPLE, UTILITY_SAMPLE
+    from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
+
     notes = [label_note] if label_note else []
-    if y is not None and len(y) > SVM_SAMPLE:
+    if y_rows is not None and y_rows > SVM_SAMPLE:
         # estimates, not exhaustive computation: say on how many rows each was measured
-        rows = f"a seeded stratified sample of {UTILITY_SAMPLE} of {len(y)} rows" if len(y) > UTILITY_SAMPLE else (
-            f"all {len(y)} rows")
+        rows = f"a seeded stratified sample of {UTILITY_SAMPLE} of {y_rows} rows" if y_rows > UTILITY_SAMPLE else (
+            f"all {y_rows} rows")
         notes.append(f"cross-validated k-NN and K-means on {rows} (95 % interval about +-1.4 points at 5,000), the "
                      f"RBF SVM on {SVM_SAMPLE} of them (about +-2.2 points); train-on-release models learn from at "
                      f"most {TSTR_TRAIN_SAMPLE} released rows")
     if where is not None:
-        from ppdm.release.scale import ONE_FINALIST_ABOVE
-
-        # above ONE_FINALIST_ABOVE rows the confirmations run here unless the workers read a Parquet input
-        read = any(c.get("measured_on", {}).get("design") for c in cands)
-        here = "the chosen release was" if read or len(X) <= ONE_FINALIST_ABOVE else (
-            "the confirmations on every row and the chosen release were")
+        here = ("the chosen release was made and written by a worker from the Parquet input; this machine held "
+                "samples and scores only" if on_worker else
+                "the confirmations on every row and the chosen release were computed here" if made_here else
+                "the chosen release was computed here")
         notes.append(f"the candidates were scored as tasks on a Dask cluster ({where})"
                      + ("; its workers read the Parquet input themselves to confirm candidates on every row"
-                        if read else "") + f"; {here} computed here")
+                        if read else "") + f"; {here}")
     if folds and len(folds) > 1:
         notes.append(f"train-on-release accuracy is pooled over {len(folds)} disjoint held-out folds "
                      f"({sum(len(te) for _, te in folds):,} real records tested, each against a release of the "
                      "other rows)")
-    if len(X) > SCREEN_ABOVE:
-        notes.append(f"{len(X):,} rows: every candidate was screened on a seeded sample of {SCREEN_ROWS:,} rows and "
+    if n > SCREEN_ABOVE:
+        notes.append(f"{n:,} rows: every candidate was screened on a seeded sample of {SCREEN_ROWS:,} rows and "
                      "the best were confirmed on every row, attacked on a seeded sample of targets against all "
                      "records (each candidate's 'measured_on' says which)")
-    label_note = "; ".join(notes) if notes else None
-    objective = cfg.policy.objective
-    best, reasons = choose(cands, cfg.policy, shown=shown, categories=categories)
-    front = set(pareto_front(cands, objective))
+    return "; ".join(notes) if notes else None
+
+
+def mark_choice(cands: list[dict[str, Any]], cfg: ReleaseConfig, *, shown: Sequence[str], categories: Any = None,
+                uniqueness: dict[str, Any] | None = None) -> int:
+    """Choose by the policy; every candidate gets its verdict, whether it is on the Pareto front and chosen."""
+    from ppdm.release.select import choose, pareto_front
+
+    best, reasons = choose(cands, cfg.policy, shown=shown, categories=categories, uniqueness=uniqueness)
+    front = set(pareto_front(cands, cfg.policy.objective))
     for i, c in enumerate(cands):
         c["pareto"] = i in front
         c["verdict"] = reasons[i]
         c["chosen"] = i == best
-    chosen = cands[best]
-    # the design goes to the last stage as its only holder, which frees it once the record is made: the
-    # written release is then the one table-sized array left
-    design = [X]
-    # row-length vectors the sweep alone needed (the shown columns as text, the held-out folds' row numbers)
-    # go before the chosen release is made beside the design
-    del X, categories, folds, split, holdout, context
-    give_back()  # the sweep's freed working memory, before the chosen release is made from all rows
-    return _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs,
-                          key=key, keep_ids=keep_ids, failed=failed, label_note=label_note,
-                          escape_formulas=escape_formulas, codec=codec, infos=infos)
-
-
-def _original_tstr(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, seed: int,
-                   numeric: np.ndarray | None) -> dict[str, float]:
-    """The train-on-release models trained on the original's ``train`` rows: the rows they learn from are
-    taken first (at most ``TSTR_TRAIN_SAMPLE``), not a copy of every training row."""
-    from ppdm.release.evaluate import TSTR_TRAIN_SAMPLE, stratified_sample, tstr_scores
-
-    fit = stratified_sample(y[train], TSTR_TRAIN_SAMPLE, seed)
-    rows = train if fit is None else train[fit]
-    return tstr_scores(X[rows], y[rows], X[test], y[test], seed=seed, numeric=numeric)
-
-
-#: dense n x m working arrays per sweep worker (a candidate release, its attacks and utility scores)
-_WORKER_COPIES = 14
-
-
-def _check_sweep_memory(n: int, m: int, n_jobs: int) -> None:
-    """Every sweep worker holds a candidate and its attacks: refuse a sweep that cannot fit, naming the fix."""
-    from joblib import effective_n_jobs
-
-    from ppdm.utils.memory import check_dense
-
-    workers = max(1, int(effective_n_jobs(n_jobs)))
-    fix = ("release on fewer workers: --jobs 1" if workers > 1 else
-           "the sweep holds every candidate in memory; release this table with ppdm perturb --backend dask")
-    try:
-        check_dense(n, m, 2 + _WORKER_COPIES * workers, f"a release sweep of {n} x {m} on {workers} worker(s)", fix)
-    except ResourceError:
-        if workers == 1:
-            raise
-        # one worker may still fit: then --jobs 1 is the fix, otherwise only dask is
-        check_dense(n, m, 2 + _WORKER_COPIES, f"a release sweep of {n} x {m}",
-                    "the sweep holds every candidate in memory; release this table with ppdm perturb --backend dask")
-        raise
-
+    return best
 
 def _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
-                   key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=()):
+                   key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None):
     """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
-    candidate, and write the release, its state, record and report."""
+    candidate, and write the release, its state, record and report.
+
+    ``into``: an empty directory made for them by whoever publishes it (a Dask worker writes there and the
+    machine that asked it renames it into place); otherwise a temporary directory here, renamed onto ``out``.
+    """
     import warnings
 
     from ppdm import __version__
@@ -496,7 +408,7 @@ def _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_u
     }
     record["summary"] = summary_text(record)
     parent = out.parent if str(out.parent) else Path(".")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    tmp = Path(into) if into is not None else Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     try:
         write_table(released, tmp / f"release.{cfg.output_format}")
         del released  # the release's values (the state and the report need none of them)
@@ -506,12 +418,15 @@ def _write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_u
         (tmp / "release.json").write_text(json.dumps(record, indent=1, default=_json_default))
         html = render_report(record, plots)
         (tmp / "report.html").write_text(html, encoding="utf-8")
+        if into is not None:
+            return ReleaseResult(out, record)
         from ppdm.data.io import dir_mode
 
         os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
         _replace_dir(tmp, out, force)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if into is None:
+            shutil.rmtree(tmp, ignore_errors=True)
         raise
     return ReleaseResult(out, record)
 

@@ -57,15 +57,17 @@ ONE_FINALIST_ABOVE = 200_000
 SCREEN_MARGIN = 2.0
 
 
-def screen_rows(y: np.ndarray | None, n: int, seed: int) -> np.ndarray:
-    """Sorted rows of the screening sample: stratified by the label when there is one."""
+def screen_rows(y: np.ndarray | None, n: int, seed: int, size: int | None = None) -> np.ndarray:
+    """Sorted rows of the screening sample (``size`` rows, :data:`SCREEN_ROWS` by default): stratified by the
+    label when there is one."""
     from ppdm.release.evaluate import stratified_sample
 
+    size = SCREEN_ROWS if size is None else size
     if y is not None:
-        rows = stratified_sample(np.asarray(y), SCREEN_ROWS, seed)
+        rows = stratified_sample(np.asarray(y), size, seed)
         if rows is not None:
             return rows
-    return np.sort(np.random.default_rng([seed, 7]).choice(n, size=min(n, SCREEN_ROWS), replace=False))
+    return np.sort(np.random.default_rng([seed, 7]).choice(n, size=min(n, size), replace=False))
 
 
 def score_at_scale(
@@ -91,7 +93,9 @@ def score_at_scale(
 ) -> dict[str, Any]:
     """Score one candidate on every row of a large table (the confirmation stage; see the module).
 
-    ``X``: the design, or on a Dask worker the :class:`~ppdm.release.source.DesignSource` it reads it from.
+    ``X``: the design, or on a Dask worker where it reads it from (a :class:`~ppdm.release.source.DesignSource`,
+    or a :class:`~ppdm.release.cluster.TableOnWorkers`, which makes the label, the shown columns and the
+    held-out rows there too).
 
     The candidate releases the training rows once (all rows without a label); that release is measured:
     distortion on all its rows, utility on samples (as for any table), the train-on-release models tested
@@ -102,13 +106,11 @@ def score_at_scale(
     else reads ``X`` while this runs, so its training rows are brought together in place instead of copied
     (see :func:`training_rows_first`; ``X`` is as it was when this returns).
     """
-    from ppdm.release.source import DesignSource
-
     t0 = time.perf_counter()
     step = _Steps(on_step)
-    read_here = isinstance(X, DesignSource)
+    read_here = hasattr(X, "load_rows")
     if read_here:  # a cluster's worker: the design read from the Parquet input, not sent to it
-        X = X.load()
+        X, y, categories, holdout = X.load_rows(y, categories, holdout)
     n = X.shape[0]
     step("release")
     train, test = holdout if holdout is not None and y is not None else (

@@ -6,7 +6,7 @@ from typing import Any
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["risk_score", "pareto_front", "choose", "meets_policy"]
+__all__ = ["risk_score", "pareto_front", "choose", "meets_policy", "passthrough_uniqueness"]
 
 
 def risk_score(c: dict[str, Any]) -> float:
@@ -75,13 +75,14 @@ def _label(c: dict[str, Any]) -> str:
 
 
 def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categories: Any = None,
-           ) -> tuple[int, list[str]]:
+           uniqueness: dict[str, Any] | None = None) -> tuple[int, list[str]]:
     """Index of the chosen candidate and, for each candidate, why it was chosen or lost.
 
     Feasible candidates meet both risk limits; among them the highest utility wins (ties: lower risk,
     then lower RE). Failed candidates keep their one-line reason. Raises :class:`ParameterError` naming the
     binding constraint and the closest candidate when nobody is feasible, and the passed-through columns
-    when they alone single out more records than the policy allows.
+    when they alone single out more records than the policy allows (``uniqueness``: that of the shown
+    columns, measured where the table is, when ``categories`` is not here).
     """
     obj, r_max, v_max = policy.objective, policy.max_reidentification, policy.max_within_5pct
     reasons: list[str] = []
@@ -109,7 +110,7 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         ok = [i for i, c in enumerate(cands) if "failed" not in c]
         if not ok:
             raise ParameterError(f"every candidate failed; the first: {_label(cands[0])}: {cands[0]['failed']}")
-        _check_passthrough(shown, categories, r_max)
+        _check_passthrough(shown, categories, r_max, uniqueness)
         a_max = policy.max_attribute_inference
         closest = min(ok, key=lambda i: (
             max(_reid(cands[i]) - r_max, 0) + max(cands[i]["risk"]["within_5pct"] - v_max, 0)
@@ -148,14 +149,23 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
     return best, reasons
 
 
-def _check_passthrough(shown: Any, categories: Any, r_max: float) -> None:
-    """Columns that reach the release unchanged and single out records defeat any numeric mechanism."""
-    if categories is None or len(shown) == 0:
-        return
+def passthrough_uniqueness(categories: Any) -> dict[str, Any] | None:
+    """How far the columns shown unchanged single out records on their own (None: no such columns)."""
+    if categories is None or categories.shape[1] == 0:
+        return None
     from ppdm.attacks._population import combination_codes, uniqueness
 
     codes, _ = combination_codes(categories, categories[:1])
-    u = uniqueness(codes)
+    return uniqueness(codes)
+
+
+def _check_passthrough(shown: Any, categories: Any, r_max: float, u: dict[str, Any] | None = None) -> None:
+    """Columns that reach the release unchanged and single out records defeat any numeric mechanism."""
+    if len(shown) == 0:
+        return
+    u = u if u is not None else passthrough_uniqueness(categories)
+    if u is None:
+        return
     if u["unique_share"] > r_max:
         names = ", ".join(repr(c) for c in list(shown)[:8])
         raise ParameterError(

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DesignSource", "design_fingerprint", "parquet_source"]
+__all__ = ["DesignSource", "design_fingerprint", "parquet_files", "parquet_rows", "parquet_source"]
 
 
 def design_fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
@@ -50,6 +50,11 @@ class DesignSource:
 
     def __len__(self) -> int:
         return self.rows
+
+    def load_rows(self, y: Any, categories: Any, holdout: Any) -> tuple[np.ndarray, Any, Any, Any]:
+        """What a confirmation measures: the design read here, with the label, the shown columns and the
+        held-out rows sent with the task."""
+        return self.load(), y, categories, holdout
 
     def load(self) -> np.ndarray:
         """The design, read from the files here (a worker), checked against the fingerprint; read-only."""
@@ -86,8 +91,8 @@ _LOCK = threading.Lock()
 _LOADED: dict[str, np.ndarray] = {}
 
 
-def parquet_source(source: object, schema: Any, codec: Any, fingerprint: str, rows: int) -> DesignSource | None:
-    """A :class:`DesignSource` for a table read from a Parquet file or a directory of them; None otherwise (a
+def parquet_files(source: object) -> list[Path] | None:
+    """The Parquet files of a path a worker can read too (a file or a directory of them); None otherwise (a
     frame in memory, a glob, or CSV, which a worker would have to parse in full)."""
     import os
 
@@ -97,8 +102,28 @@ def parquet_source(source: object, schema: Any, codec: Any, fingerprint: str, ro
         return None
     try:
         files = expand_inputs(source)
-    except Exception:  # noqa: BLE001 (it was read a moment ago; anything odd: the design is sent instead)
+    except Exception:  # noqa: BLE001 (anything odd: the table is read here and sent instead)
         return None
     if not files or any(table_format(f) != "parquet" for f in files):
         return None
-    return DesignSource(str(Path(source).resolve()), schema, codec, fingerprint, int(rows))
+    return files
+
+
+def parquet_rows(source: object) -> int | None:
+    """The rows of a Parquet input (see :func:`parquet_files`), from the files' footers: no row is read."""
+    files = parquet_files(source)
+    if files is None:
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        return int(sum(pq.ParquetFile(f).metadata.num_rows for f in files))
+    except Exception:  # noqa: BLE001 (pyarrow raises many types for damaged files; reading it says which)
+        return None
+
+
+def parquet_source(source: object, schema: Any, codec: Any, fingerprint: str, rows: int) -> DesignSource | None:
+    """A :class:`DesignSource` for a table read from a Parquet file or a directory of them; None otherwise."""
+    if parquet_files(source) is None:
+        return None
+    return DesignSource(str(Path(str(source)).resolve()), schema, codec, fingerprint, int(rows))

@@ -215,9 +215,10 @@ def indexed(i: int, fn: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
 
 
 
-def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]],
+def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]],
                        cfg: ReleaseConfig, cache: Cache, progress: bool, seed: int,
-                       context: dict[str, Any], *, source: Any = None) -> list[dict[str, Any]]:
+                       context: dict[str, Any], *, source: Any = None, sample: Any = None,
+                       n_rows: int | None = None) -> list[dict[str, Any]]:
     """The two-stage sweep of a large table (see :mod:`ppdm.release.scale`): one result per job.
 
     Every job is screened on a sample; those that meet the policy there are confirmed on every row, best
@@ -227,39 +228,49 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
     more than :data:`~ppdm.release.scale.SCREEN_MARGIN`), at most three rounds. With none meeting it on the
     sample, the safest ones are confirmed until one holds it. A result from the screening alone carries
     ``measured_on.stage == "screening"`` and can never be chosen.
+
+    Where the table is not here (``X`` is None), ``sample`` is the screening sample made where it is (its
+    rows, label and shown columns), ``n_rows`` the table's rows and ``source`` where the workers read it.
     """
     from ppdm.release.evaluate import holdout_split
     from ppdm.release.scale import FINALISTS, ONE_FINALIST_ABOVE, SCREEN_MARGIN, score_at_scale, screen_rows
     from ppdm.release.select import meets_policy, risk_score
 
-    rows = screen_rows(y, len(X), seed)
-    ys = None if y is None else y[rows]
+    if sample is None:
+        n_rows = len(X)
+        rows = screen_rows(y, n_rows, seed)
+        sample = (X[rows], None if y is None else y[rows], context["categories"][rows])
+    X_sample, ys, shown_sample = sample
+    assert n_rows is not None
     # screening ranks by the objective and rejects on risk: it measures the objective alone, and stops
     # attacking a candidate whose linkage already breaks the policy
     light = {"objective": cfg.policy.objective, "max_reidentification": cfg.policy.max_reidentification}
-    screen_ctx = dict(context, categories=context["categories"][rows], screening=light,
+    screen_ctx = dict(context, categories=shown_sample, screening=light,
                       holdout=None if ys is None else holdout_split(ys, seed=seed))
-    salted = [(hashlib.sha256(f"screen:{len(rows)}:{json.dumps(light, sort_keys=True)}:{k}".encode()).hexdigest(),
+    size = len(X_sample)
+    salted = [(hashlib.sha256(f"screen:{size}:{json.dumps(light, sort_keys=True)}:{k}".encode()).hexdigest(),
                m, p) for k, m, p in jobs]
-    screened = run_sweep(X[rows], ys, salted, cfg, cache, progress, seed, screen_ctx,
-                         title=f"screening on {len(rows):,} rows")
-    note = (f"screened on a seeded sample of {len(rows):,} of {len(X):,} rows (risk on a sample is higher than "
+    screened = run_sweep(X_sample, ys, salted, cfg, cache, progress, seed, screen_ctx,
+                         title=f"screening on {size:,} rows")
+    del X_sample, ys, shown_sample, sample
+    note = (f"screened on a seeded sample of {size:,} of {n_rows:,} rows (risk on a sample is higher than "
             "on the whole table, so screening only rejects)")
     for c in screened:
-        c["measured_on"] = {"stage": "screening", "rows": int(len(rows)), "note": note}
+        c["measured_on"] = {"stage": "screening", "rows": int(size), "note": note}
     obj = cfg.policy.objective
     ok = [i for i, c in enumerate(screened) if "failed" not in c]
     passing = sorted((i for i in ok if meets_policy(screened[i], cfg.policy)),
                      key=lambda i: -float(screened[i]["utility"].get(obj, float("-inf"))))
     queue = passing or sorted(ok, key=lambda i: risk_score(screened[i]))
     results = list(screened)
-    per_round = 1 if len(X) > ONE_FINALIST_ABOVE else FINALISTS
+    per_round = 1 if n_rows > ONE_FINALIST_ABOVE else FINALISTS
     best: float | None = None  # the best objective among the confirmed candidates that hold the policy
     for start in range(0, min(len(queue), 3 * per_round), per_round):
         batch = queue[start:start + per_round]
         confirm = [(hashlib.sha256(f"confirm:{jobs[i][0]}".encode()).hexdigest(), jobs[i][1], jobs[i][2])
                    for i in batch]
-        done = _confirm(X, y, confirm, cfg, cache, progress, seed, context, score_at_scale, source=source)
+        done = _confirm(X, y, confirm, cfg, cache, progress, seed, context, score_at_scale, source=source,
+                        n_rows=n_rows)
         for i, res in zip(batch, done, strict=True):
             if "failed" not in res:
                 res["measured_on"]["screening"] = {"met_policy": i in passing,
@@ -279,9 +290,9 @@ def screen_and_confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str
     return results
 
 
-def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
-             cache: Cache, progress: bool, seed: int, context: dict[str, Any], fn: Any, *,
-             source: Any = None) -> list[dict[str, Any]]:
+def _confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]],
+             cfg: ReleaseConfig, cache: Cache, progress: bool, seed: int, context: dict[str, Any], fn: Any, *,
+             source: Any = None, n_rows: int) -> list[dict[str, Any]]:
     """Confirm candidates on the whole table: side by side when the table is small enough for a worker each
     (up to :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), else one after the other (each holds the
     table's copies in memory). On a Dask cluster with a Parquet ``source``
@@ -291,8 +302,8 @@ def _confirm(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dic
 
     kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed,
           "max_reidentification": cfg.policy.max_reidentification, **context}
-    if source is not None and len(X) > ONE_FINALIST_ABOVE and _on_cluster():
-        return _score_jobs(source, y, jobs, cache, progress, f"confirming on all {len(X):,} rows (on the cluster)",
+    if source is not None and (X is None or (n_rows > ONE_FINALIST_ABOVE and _on_cluster())):
+        return _score_jobs(source, y, jobs, cache, progress, f"confirming on all {n_rows:,} rows (on the cluster)",
                            fn, kw, lambda todo: None, steps=True)
-    return _score_jobs(X, y, jobs, cache, progress, f"confirming on all {len(X):,} rows", fn, kw,
-                       lambda todo: _workers(cfg, todo) if len(X) <= ONE_FINALIST_ABOVE else 1, steps=True)
+    return _score_jobs(X, y, jobs, cache, progress, f"confirming on all {n_rows:,} rows", fn, kw,
+                       lambda todo: _workers(cfg, todo) if n_rows <= ONE_FINALIST_ABOVE else 1, steps=True)

@@ -1,0 +1,200 @@
+"""``ppdm release`` of a large Parquet input on a Dask cluster, with this machine holding no table.
+
+The workers read the Parquet input themselves (a path every worker sees: a shared file system, or the same
+path on each machine) and do everything that needs the whole table:
+
+1. **Profile** (one task): read the table, give its columns their roles, make the design, the label and
+   the shown columns exactly as :func:`ppdm.release.table.prepare_table` does here; return only what is
+   small: the design's fingerprint, the screening sample, the original's utility, the uniqueness of the
+   shown columns, the fitted whole-table codec.
+2. **Screening**: the sample's candidates as tasks, as for any large table.
+3. **Confirmation** (a task per candidate): each worker makes the design again from the file, checks it
+   against the fingerprint, and makes the label, the shown columns and the held-out rows from the same
+   seed (:class:`TableOnWorkers`).
+4. **The chosen release** (one task): a worker makes it, its record and its report, and writes them into a
+   temporary directory beside the output (made here); this machine renames it into place.
+
+The memory this machine needs is the screening sample's and the scores'; each worker needs what a release
+on one machine needs (about four times the table). A worker keeps the table it made for the next task of
+the same table (one table at a time).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ppdm.release.table import Prepared, TableSpec
+
+__all__ = ["TableOnWorkers", "release_on_cluster"]
+
+
+@dataclass(frozen=True)
+class TableOnWorkers:
+    """A table as the workers read it: how to read it, the configuration, and the fingerprint of its design
+    (None until the profile has made it: then every worker checks the design it makes against it)."""
+
+    spec: TableSpec
+    cfg: Any
+    seed: int
+    screen_above: int
+    rows: int
+    fingerprint: str | None = None
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def load(self) -> Prepared:
+        """The table made ready on this worker (kept for the next task), checked against the fingerprint."""
+        from ppdm.exceptions import InputError
+        from ppdm.release.table import prepare_table
+
+        with _LOCK:
+            held = _HELD.get(self._key())
+            if held is not None:
+                return held
+            _HELD.clear()  # one table at a time
+            try:
+                prep = prepare_table(self.spec, self.cfg, seed=self.seed, screen_above=self.screen_above)
+            except InputError as e:
+                raise InputError(f"a Dask worker cannot read the input: {e}") from None
+            if self.fingerprint is not None and prep.fingerprint != self.fingerprint:
+                raise InputError(
+                    f"a Dask worker read a different table from '{Path(str(self.spec.source)).name}' than the "
+                    "worker that profiled it; give the workers the same file (a shared path), or leave --backend "
+                    "dask out")
+            prep.X.flags.writeable = False  # candidates on this worker share it
+            _HELD[self._key()] = prep
+            return prep
+
+    def load_rows(self, y: Any, categories: Any, holdout: Any) -> tuple[np.ndarray, Any, Any, Any]:
+        """What a confirmation measures, all made here: the design, the label, the shown columns and the
+        held-out rows (those sent with the task are None)."""
+        prep = self.load()
+        return prep.X, prep.y, prep.categories, prep.folds[0] if prep.folds else None
+
+    def release(self) -> Prepared:
+        """The table for the chosen release, no longer kept here: its release frees it once made."""
+        prep = self.load()
+        with _LOCK:
+            _HELD.clear()
+        return prep
+
+    def _key(self) -> str:
+        return repr((str(self.spec), self.cfg.model_dump_json(), self.seed, self.screen_above))
+
+
+_LOCK = threading.RLock()
+_HELD: dict[str, Prepared] = {}
+
+
+def profile(table: TableOnWorkers, screen_size: int) -> dict[str, Any]:
+    """On a worker: the table's small facts and the screening sample (see the module)."""
+    from ppdm.release.scale import screen_rows
+    from ppdm.release.select import passthrough_uniqueness
+    from ppdm.release.table import original_utility
+
+    prep = table.load()
+    X, y = prep.X, prep.y
+    rows = screen_rows(y, len(X), table.seed, size=screen_size)
+    return {
+        "cfg": prep.cfg, "fingerprint": prep.fingerprint, "side": prep.side, "shown": prep.shown,
+        "shape": X.shape, "columns": list(prep.schema.released), "codec": prep.codec, "label_note": prep.label_note,
+        "y_rows": None if y is None else len(y),
+        "sample": (X[rows], None if y is None else y[rows], prep.categories[rows]),
+        "original_utility": original_utility(X, y, prep.folds, table.seed, prep.codec),
+        "uniqueness": passthrough_uniqueness(prep.categories),
+    }
+
+
+def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, Any], cands: list[dict[str, Any]],
+                  original: dict[str, float], failed: list[dict[str, Any]], note: str | None, key: Any,
+                  keep_ids: bool, escape_formulas: bool) -> dict[str, Any]:
+    """On a worker: make the chosen release from the table read here and write it, its state, record and
+    report into ``into`` (an empty directory the asking machine made beside the output); the record."""
+    from ppdm.attacks import ThreatModel
+    from ppdm.exceptions import OutputError
+    from ppdm.release import _write_outputs
+
+    if not Path(into).is_dir():
+        raise OutputError(f"a Dask worker cannot see the output directory's parent '{Path(into).parent.name}'; "
+                          "write the release to a path the workers share (as the input), or leave --backend dask "
+                          "out")
+    prep = table.release()
+    # the design goes to the release as its only holder, which frees it once the record is made
+    design = [prep.X]
+    df, y, cfg, schema, codec, infos = prep.df, prep.y, prep.cfg, prep.schema, prep.codec, prep.infos
+    del prep
+    res = _write_outputs(df, schema, design, y, cfg, ThreatModel.parse(cfg.threat), chosen, cands, original,
+                         table.fingerprint, Path(out), True, [], key=key.value, keep_ids=keep_ids, failed=failed,
+                         label_note=note, escape_formulas=escape_formulas, codec=codec, infos=infos, into=Path(into))
+    return res.record
+
+
+def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bool, *, cache: Any,
+                       progress: bool, where: str, keep_ids: bool, escape_formulas: bool, rows: int) -> Any:
+    """The release of a large Parquet input, its table read by the cluster's workers (see the module)."""
+    from distributed import get_client
+
+    from ppdm.backends._blockwise import Hidden
+    from ppdm.data.io import dir_mode
+    from ppdm.keys import MECHANISM_STREAM
+    from ppdm.release import ReleaseResult, _replace_dir, candidate_jobs, mark_choice, split_failed, sweep_notes
+    from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
+    from ppdm.release.sweep import screen_and_confirm
+
+    client = get_client()
+    seed = 0 if cfg.seed is None else cfg.seed
+    table = TableOnWorkers(replace(spec, source=str(Path(str(spec.source)).resolve())), cfg, seed, SCREEN_ABOVE,
+                           rows)
+    facts = _on_a_worker(client, progress, "reading the table on a worker", profile, table, SCREEN_ROWS)
+    cfg = facts["cfg"]
+    # from here on every worker checks that it reads the table the profile read
+    table = replace(table, fingerprint=facts["fingerprint"])
+    jobs = candidate_jobs(cfg, cache, shape=facts["shape"], codec=facts["codec"], fingerprint=facts["fingerprint"],
+                          label=spec.label, shown=facts["shown"], side=facts["side"])
+    context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": facts["columns"], "categories": None,
+               "holdout": None, "seed_known": key.known, "codec": facts["codec"]}
+    everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
+                                    sample=facts.pop("sample"), n_rows=rows)
+    failed, cands = split_failed(everything)
+    note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, made_here=False,
+                       read=True, folds=None, on_worker=True)
+    best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
+    parent = out.parent if str(out.parent) else Path(".")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    try:
+        os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
+        record = _on_a_worker(client, progress, "making the chosen release on a worker", write_release, table,
+                              str(tmp), str(out), cands[best], cands, facts["original_utility"], failed, note,
+                              Hidden(key), keep_ids, escape_formulas)
+        _replace_dir(tmp, out, force)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ReleaseResult(out, record)
+
+
+def _on_a_worker(client: Any, progress: bool, what: str, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` as one task of the cluster, with a spinner meanwhile."""
+    from rich.console import Console
+
+    future = client.submit(fn, *args, pure=False)
+    console = Console(stderr=True)
+    with console.status(what, spinner="dots") if progress and console.is_terminal else _quiet():
+        return future.result()
+
+
+class _quiet:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
