@@ -17,7 +17,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from bench_release_scale import _make_table, _relink, _timed
+try:
+    from bench_release_scale import _make_table, _relink, _timed
+except ImportError:  # imported as benchmarks.bench_release_cluster
+    from benchmarks.bench_release_scale import _make_table, _relink, _timed
 
 
 def _worker_peaks(client: object) -> list[int]:

@@ -180,3 +180,26 @@ def test_a_worker_that_reads_a_different_table_refuses(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="read a different table"):
         handle.load()
     source_module._LOADED.clear()
+
+
+def test_on_the_cluster_path_a_misnamed_column_is_refused_from_the_file_schema(tmp_path: Path) -> None:
+    from ppdm.exceptions import InputError
+    from ppdm.keys import release_key
+    from ppdm.release import load_config
+    from ppdm.release.cluster import TableOnWorkers, release_on_cluster
+    from ppdm.release.table import TableSpec
+
+    src = tmp_path / "table.parquet"
+    make_table(n=50, m=3).drop(columns=["site"]).to_parquet(src, index=False)
+    cfg = load_config(None, {})
+    for spec, message in [(TableSpec(str(src), id="pid", label="nolabel"), "--label names column 'nolabel'"),
+                          (TableSpec(str(src), label="y", drop=("zz",)), "--drop names column 'zz'"),
+                          (TableSpec(str(src), label="y", roles="zz=drop"), "--roles names column 'zz'")]:
+        # refused before any worker is asked (there is no cluster here at all)
+        with pytest.raises(InputError, match=message):
+            release_on_cluster(spec, cfg, release_key(None), tmp_path / "out", False, cache=None, progress=False,
+                               where="x", keep_ids=False, escape_formulas=False, rows=50)
+    assert not (tmp_path / "out").exists()
+    gone = TableOnWorkers(TableSpec(str(tmp_path / "elsewhere.parquet")), cfg, 0, 500, 50)
+    with pytest.raises(InputError, match="cannot see the input 'elsewhere.parquet'"):
+        gone.load()

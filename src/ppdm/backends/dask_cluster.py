@@ -44,8 +44,12 @@ def connect(scheduler: str | None = None) -> Iterator[dict[str, Any]]:
         if active is not None:
             yield {"client": active, "cluster": "existing client", "seconds": 0.0}
             return
-        # loopback only; ":0" puts the scheduler's HTTP/dashboard server on an ephemeral port
-        with LocalCluster(host="127.0.0.1", dashboard_address=":0", processes=True) as cluster, \
+        # loopback only; ":0" puts the scheduler's HTTP/dashboard server on an ephemeral port; the workers'
+        # own logs stay quiet (a task's failure comes back here as its one-line error, not as their log)
+        import logging
+
+        with LocalCluster(host="127.0.0.1", dashboard_address=":0", processes=True,
+                          silence_logs=logging.CRITICAL) as cluster, \
                 Client(cluster) as client:
             n = len(cluster.workers)
             yield {"client": client, "cluster": f"local ({n} workers)", "seconds": time.perf_counter() - t0}

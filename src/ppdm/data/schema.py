@@ -11,7 +11,7 @@ import pandas as pd
 
 from ppdm.exceptions import InputError
 
-__all__ = ["Schema", "resolve_schema"]
+__all__ = ["Schema", "check_named", "resolve_schema"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,16 @@ class Schema:
         return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
 
 
+def check_named(cols: Sequence[str], *, id: str | None = None, label: str | None = None,
+                columns: Sequence[str] | None = None, drop: Sequence[str] = ()) -> None:
+    """Refuse, in one line, an option that names a column the table (its column names ``cols``) lacks."""
+    named = [("--id", id), ("--label", label)] + [("--columns", c) for c in (columns or ())]
+    named += [("--drop", c) for c in drop]
+    for flag, c in named:
+        if c is not None and c not in cols:
+            raise InputError(f"{flag} names column '{c}', which the table does not have; columns are {_names(cols)}")
+
+
 def _names(cols: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(f"'{c}'" for c in cols[:limit])
     return shown + (f" and {len(cols) - limit} more" if len(cols) > limit else "")
@@ -209,11 +219,7 @@ def resolve_schema(
         Let text columns be released (only for mechanisms that handle categorical data).
     """
     cols = tuple(map(str, df.columns))
-    named = [("--id", id), ("--label", label)] + [("--columns", c) for c in (columns or ())]
-    named += [("--drop", c) for c in drop]
-    for flag, c in named:
-        if c is not None and c not in cols:
-            raise InputError(f"{flag} names column '{c}', which the table does not have; columns are {_names(cols)}")
+    check_named(cols, id=id, label=label, columns=columns, drop=drop)
     if id is not None and id == label:
         raise InputError(f"column '{id}' cannot be both --id and --label; name two different columns")
     if id is not None and df[id].duplicated().any():

@@ -61,10 +61,13 @@ class TableOnWorkers:
             if held is not None:
                 return held
             _HELD.clear()  # one table at a time
-            try:
-                prep = prepare_table(self.spec, self.cfg, seed=self.seed, screen_above=self.screen_above)
-            except InputError as e:
-                raise InputError(f"a Dask worker cannot read the input: {e}") from None
+            path = Path(str(self.spec.source))
+            if not path.exists():
+                raise InputError(f"a Dask worker cannot see the input '{path.name}'; give the workers a path they "
+                                 "share (a shared file system, or the same path on each machine), or leave "
+                                 "--backend dask out")
+            # a task is one candidate: the worker's memory is checked for one at a time
+            prep = prepare_table(self.spec, self.cfg, seed=self.seed, screen_above=self.screen_above, workers=1)
             if self.fingerprint is not None and prep.fingerprint != self.fingerprint:
                 raise InputError(
                     f"a Dask worker read a different table from '{Path(str(self.spec.source)).name}' than the "
@@ -144,12 +147,23 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
     from distributed import get_client
 
     from ppdm.backends._blockwise import Hidden
+    from ppdm.data.columns import parse_roles
     from ppdm.data.io import dir_mode
+    from ppdm.data.schema import check_named
+    from ppdm.exceptions import InputError
     from ppdm.keys import MECHANISM_STREAM
     from ppdm.release import ReleaseResult, _replace_dir, candidate_jobs, mark_choice, split_failed, sweep_notes
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
+    from ppdm.release.source import parquet_columns
     from ppdm.release.sweep import screen_and_confirm
 
+    # the options that name columns are checked here, against the file's schema (no row is read), so a
+    # misspelt name gets the same one-line answer as a release made here
+    names = parquet_columns(spec.source)
+    check_named(names, id=spec.id, label=spec.label, columns=spec.columns, drop=spec.drop)
+    unknown = [c for c in parse_roles(spec.roles) if c not in names]
+    if unknown:
+        raise InputError(f"--roles names column '{unknown[0]}', which the table does not have; check the name")
     client = get_client()
     seed = 0 if cfg.seed is None else cfg.seed
     table = TableOnWorkers(replace(spec, source=str(Path(str(spec.source)).resolve())), cfg, seed, SCREEN_ABOVE,

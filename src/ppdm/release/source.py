@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DesignSource", "design_fingerprint", "parquet_files", "parquet_rows", "parquet_source"]
+__all__ = ["DesignSource", "design_fingerprint", "parquet_columns", "parquet_files", "parquet_rows", "parquet_source"]
 
 
 def design_fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
@@ -120,6 +120,14 @@ def parquet_rows(source: object) -> int | None:
         return int(sum(pq.ParquetFile(f).metadata.num_rows for f in files))
     except Exception:  # noqa: BLE001 (pyarrow raises many types for damaged files; reading it says which)
         return None
+
+
+def parquet_columns(source: object) -> list[str]:
+    """The column names of a Parquet input (see :func:`parquet_files`), from its first file's schema."""
+    import pyarrow.parquet as pq
+
+    files = parquet_files(source)
+    return [] if not files else [str(c) for c in pq.read_schema(files[0]).names]
 
 
 def parquet_source(source: object, schema: Any, codec: Any, fingerprint: str, rows: int) -> DesignSource | None:

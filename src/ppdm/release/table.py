@@ -59,12 +59,13 @@ class Prepared:
     folds: list[tuple[np.ndarray, np.ndarray]] | None
 
 
-def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, n_jobs_check: bool = True) -> Prepared:
+def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, workers: int | None = None) -> Prepared:
     """Read ``spec.source`` and make everything the sweep needs of it.
 
     ``seed``: the evaluation seed (the held-out folds); ``screen_above``: above this many rows one split holds
     out the test records, below it disjoint folds are pooled (passed in, so that a worker decides as the
-    machine that asked it). ``n_jobs_check``: refuse a table the sweep's workers cannot hold.
+    machine that asked it). A table the sweep's workers cannot hold is refused: ``workers`` candidates at a
+    time (None: ``cfg.n_jobs`` worker processes of this machine).
     """
     from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
     from ppdm.data.io import read_table
@@ -88,14 +89,12 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, n_
         X = codec.encode(df)
         # the codec z-scores the numbers and weights the indicators itself: the mechanisms see its design as is
         cfg = cfg.model_copy(update={"preprocess": "none"})
-        if n_jobs_check:
-            check_sweep_memory(len(df), X.shape[1], cfg.n_jobs)
+        check_sweep_memory(len(df), X.shape[1], cfg.n_jobs if workers is None else workers)
     else:
         # free text and identifiers other than --id never reach a release (the column list says why)
         dropped = tuple(dict.fromkeys([*spec.drop, *(i.name for i in infos if i.treatment.startswith("dropped"))]))
         schema = resolve_schema(df, columns=spec.columns, id=id, label=label, drop=dropped)
-        if n_jobs_check:
-            check_sweep_memory(len(df), len(schema.released), cfg.n_jobs)
+        check_sweep_memory(len(df), len(schema.released), cfg.n_jobs if workers is None else workers)
         # the released numbers live on in X: the frame keeps only what reaches the release unchanged (each
         # column leaves it as it is copied, so a million-row table is held once, not twice, meanwhile)
         X = schema.matrix(df, consume=True)
