@@ -94,8 +94,17 @@ def test_on_a_cluster_the_workers_read_a_large_parquet_input_themselves(tmp_path
 
     # this process (the client) never reads the table: only the cluster's worker processes do
     monkeypatch.setattr(io, "read_table", watched)
-    there = _large_release(tmp_path, monkeypatch, src, "there", backend="dask", scheduler=client.scheduler.address)
+    mask = os.umask(0o027)  # this user's umask, not the workers' (started with another), governs the files
+    try:
+        there = _large_release(tmp_path, monkeypatch, src, "there", backend="dask",
+                               scheduler=client.scheduler.address)
+    finally:
+        os.umask(mask)
     assert read_here == []
+    assert (tmp_path / "there" / "release.csv").stat().st_mode & 0o777 == 0o640
+    # no worker keeps the table once the release is written
+    held = client.run(lambda: len(__import__("ppdm.release.cluster", fromlist=["_HELD"])._HELD))
+    assert set(held.values()) == {0}
     confirmed = [c for c in there["candidates"] if c["measured_on"]["stage"] == "confirmation"]
     assert confirmed
     for c in confirmed:  # each confirmation says where its design came from

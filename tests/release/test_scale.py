@@ -265,7 +265,7 @@ def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(
                         ("FIRST_BATCH", 200), ("ONE_FINALIST_ABOVE", 1000)):
         monkeypatch.setattr(scale, name, value)
     swaps, seen = [], {}
-    real_swap, real_write = scale.training_rows_first, rel._write_outputs
+    real_swap, real_write = scale.training_rows_first, rel.write_outputs
 
     def spy_swap(X, train, test, *, in_place, beside=()):  # type: ignore[no-untyped-def]
         swaps.append(in_place and X.flags.writeable and all(a.flags.writeable for a in beside))
@@ -276,7 +276,7 @@ def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(
         return real_write(df_, schema, design, *a, **k)
 
     monkeypatch.setattr(scale, "training_rows_first", spy_swap)
-    monkeypatch.setattr(rel, "_write_outputs", spy_write)
+    monkeypatch.setattr(rel, "write_outputs", spy_write)
     from ppdm.release.config import load_config
 
     cfg = load_config(None, {"seed": 11, "n_jobs": 2, "methods": [

@@ -16,11 +16,13 @@ path on each machine) and do everything that needs the whole table:
 
 The memory this machine needs is the screening sample's and the scores'; each worker needs what a release
 on one machine needs (about four times the table). A worker keeps the table it made for the next task of
-the same table (one table at a time).
+the same table (one table at a time) and drops it when the release is written. The files the worker writes get
+this user's umask once they are here (the state stays owner-only).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -124,7 +126,7 @@ def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, 
     report into ``into`` (an empty directory the asking machine made beside the output); the record."""
     from ppdm.attacks import ThreatModel
     from ppdm.exceptions import OutputError
-    from ppdm.release import _write_outputs
+    from ppdm.release.outputs import write_outputs
 
     if not Path(into).is_dir():
         raise OutputError(f"a Dask worker cannot see the output directory's parent '{Path(into).parent.name}'; "
@@ -135,7 +137,7 @@ def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, 
     design = [prep.X]
     df, y, cfg, schema, codec, infos = prep.df, prep.y, prep.cfg, prep.schema, prep.codec, prep.infos
     del prep
-    res = _write_outputs(df, schema, design, y, cfg, ThreatModel.parse(cfg.threat), chosen, cands, original,
+    res = write_outputs(df, schema, design, y, cfg, ThreatModel.parse(cfg.threat), chosen, cands, original,
                          table.fingerprint, Path(out), True, [], key=key.value, keep_ids=keep_ids, failed=failed,
                          label_note=note, escape_formulas=escape_formulas, codec=codec, infos=infos, into=Path(into))
     return res.record
@@ -152,9 +154,10 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
     from ppdm.data.schema import check_named
     from ppdm.exceptions import InputError
     from ppdm.keys import MECHANISM_STREAM
-    from ppdm.release import ReleaseResult, _replace_dir, candidate_jobs, mark_choice, split_failed, sweep_notes
+    from ppdm.release.outputs import ReleaseResult, replace_dir
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
     from ppdm.release.source import parquet_columns
+    from ppdm.release.stages import candidate_jobs, mark_choice, split_failed, sweep_notes
     from ppdm.release.sweep import screen_and_confirm
 
     # the options that name columns are checked here, against the file's schema (no row is read), so a
@@ -165,35 +168,58 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
     if unknown:
         raise InputError(f"--roles names column '{unknown[0]}', which the table does not have; check the name")
     client = get_client()
-    seed = 0 if cfg.seed is None else cfg.seed
-    table = TableOnWorkers(replace(spec, source=str(Path(str(spec.source)).resolve())), cfg, seed, SCREEN_ABOVE,
-                           rows)
-    facts = _on_a_worker(client, progress, "reading the table on a worker", profile, table, SCREEN_ROWS)
-    cfg = facts["cfg"]
-    # from here on every worker checks that it reads the table the profile read
-    table = replace(table, fingerprint=facts["fingerprint"])
-    jobs = candidate_jobs(cfg, cache, shape=facts["shape"], codec=facts["codec"], fingerprint=facts["fingerprint"],
-                          label=spec.label, shown=facts["shown"], side=facts["side"])
-    context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": facts["columns"], "categories": None,
-               "holdout": None, "seed_known": key.known, "codec": facts["codec"]}
-    everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
-                                    sample=facts.pop("sample"), n_rows=rows)
-    failed, cands = split_failed(everything)
-    note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, made_here=False,
-                       read=True, folds=None, on_worker=True)
-    best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
-    parent = out.parent if str(out.parent) else Path(".")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     try:
-        os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
-        record = _on_a_worker(client, progress, "making the chosen release on a worker", write_release, table,
-                              str(tmp), str(out), cands[best], cands, facts["original_utility"], failed, note,
-                              Hidden(key), keep_ids, escape_formulas)
-        _replace_dir(tmp, out, force)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return ReleaseResult(out, record)
+        seed = 0 if cfg.seed is None else cfg.seed
+        table = TableOnWorkers(replace(spec, source=str(Path(str(spec.source)).resolve())), cfg, seed, SCREEN_ABOVE,
+                               rows)
+        facts = _on_a_worker(client, progress, "reading the table on a worker", profile, table, SCREEN_ROWS)
+        cfg = facts["cfg"]
+        # from here on every worker checks that it reads the table the profile read
+        table = replace(table, fingerprint=facts["fingerprint"])
+        jobs = candidate_jobs(cfg, cache, shape=facts["shape"], codec=facts["codec"], fingerprint=facts["fingerprint"],
+                              label=spec.label, shown=facts["shown"], side=facts["side"])
+        context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": facts["columns"], "categories": None,
+                   "holdout": None, "seed_known": key.known, "codec": facts["codec"]}
+        everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
+                                        sample=facts.pop("sample"), n_rows=rows)
+        failed, cands = split_failed(everything)
+        note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, made_here=False,
+                           read=True, folds=None, on_worker=True)
+        best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
+        parent = out.parent if str(out.parent) else Path(".")
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+        try:
+            os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
+            record = _on_a_worker(client, progress, "making the chosen release on a worker", write_release, table,
+                                  str(tmp), str(out), cands[best], cands, facts["original_utility"], failed, note,
+                                  Hidden(key), keep_ids, escape_formulas)
+            _follow_umask(tmp)
+            replace_dir(tmp, out, force)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return ReleaseResult(out, record)
+    finally:
+        with contextlib.suppress(Exception):  # a cluster gone meanwhile has nothing left to drop
+            client.run(_forget)  # the workers' copies of the table: not kept past this release
+
+
+def _follow_umask(directory: Path) -> None:
+    """The files a worker wrote get this user's umask (the state stays owner-only). A worker running as
+    another user leaves its own modes: changing them is its owner's right only."""
+    from ppdm.data.io import file_mode
+
+    for f in directory.iterdir():
+        try:
+            os.chmod(f, file_mode(secret=f.name == "release.state"))
+        except OSError:
+            pass
+
+
+def _forget() -> None:
+    """On a worker: drop the table kept for the next task."""
+    with _LOCK:
+        _HELD.clear()
 
 
 def _on_a_worker(client: Any, progress: bool, what: str, fn: Any, *args: Any) -> Any:
@@ -202,13 +228,5 @@ def _on_a_worker(client: Any, progress: bool, what: str, fn: Any, *args: Any) ->
 
     future = client.submit(fn, *args, pure=False)
     console = Console(stderr=True)
-    with console.status(what, spinner="dots") if progress and console.is_terminal else _quiet():
+    with console.status(what, spinner="dots") if progress and console.is_terminal else contextlib.nullcontext():
         return future.result()
-
-
-class _quiet:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None

@@ -1,0 +1,235 @@
+"""Writing a release: the chosen candidate's release of the table, its state, record and report, published
+into the output directory in one step (a temporary directory, then renames)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.exceptions import OutputError
+from ppdm.release.config import ReleaseConfig, skipped_defaults
+from ppdm.utils.memory import give_back
+
+__all__ = ["PPDM_FILES", "ReleaseResult", "replace_dir", "write_outputs"]
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    output_dir: Path
+    record: dict[str, Any]
+
+
+#: the files a release directory holds; --force replaces these and nothing else
+PPDM_FILES = ("release.csv", "release.parquet", "release.json", "report.html", "release.state")
+
+
+def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
+                   key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None):
+    """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
+    candidate, and write the release, its state, record and report.
+
+    ``into``: an empty directory made for them by whoever publishes it (a Dask worker writes there and the
+    machine that asked it renames it into place); otherwise a temporary directory here, renamed onto ``out``.
+    """
+    import warnings
+
+    from ppdm import __version__
+    from ppdm.data.io import write_table
+    from ppdm.flow.arrays import perturb_array
+    from ppdm.flow.artifacts import identity_summary, save_release_state
+    from ppdm.keys import MECHANISM_STREAM, hide_identity, release_order, shuffle_rows
+    from ppdm.release.candidates import build_candidate, column_treatments, describe
+    from ppdm.release.summary import plot_data, summary_text
+    from ppdm.report import render_report
+
+    X = design.pop()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mech = build_candidate(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM),
+                               codec=codec)
+        B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
+    give_back()  # the mechanism's freed working memory, before the figures and the assembly beside X and B
+    if codec is not None:
+        from ppdm.data.codec import mask_gaps
+
+        gaps = codec.missing(df)
+        from ppdm.release.evaluate import draws
+
+        decoded = codec.decode_parts(B, rng=draws(key.seed(MECHANISM_STREAM), 0, 1))
+        if codec.numeric_names:
+            # the published table stands for the design and its release from here on (the figures read
+            # its numbers): both design-sized arrays go before it is built
+            X = B = None
+        published = mask_gaps(codec.table(decoded), gaps, copy=False)
+        whole = {c: (published[c].to_numpy() if c in published.columns else df[c].to_numpy())
+                 for c in schema.columns if c not in schema.dropped}
+        del published
+        # views of the published columns (fresh arrays) and of the original's passed-through ones (never
+        # written: identities are replaced in a copy of the rows, formulas escaped in a copy)
+        assembled = pd.DataFrame(whole, index=range(len(df)), copy=False)
+        del whole
+        # the figures below compare numbers in their units: the published ones, as an analyst reads them (a
+        # published gap as the column's median, as the original's)
+        X_units, B_units = codec.numbers(df), codec.filled_numbers(decoded, gaps)
+        del decoded
+        unit_names = codec.numeric_names
+    else:
+        X_units, B_units, unit_names, gaps = X, B, list(schema.released), {}
+    # what the record and the report need of the released numbers, taken now: the table-sized arrays are
+    # dropped before the shuffled copy is made (a large release holds one copy of itself at a time)
+    per_column_re = {c: float(np.linalg.norm(X_units[:, j] - B_units[:, j])
+                              / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)}
+    plots = (plot_data(X_units, B_units, y, unit_names, seed=0) if unit_names
+             else plot_data(X, B, y, [f"d{j + 1}" for j in range(X.shape[1])], seed=0))
+    in_order = False
+    if codec is None:
+        # the released numbers are shuffled where they are, and the frame views them: the release is held
+        # once while it is assembled, shuffled and written
+        order = None if keep_ids else release_order(key, len(B))
+        if order is not None:
+            shuffle_rows(B, order)
+        assembled = schema.assemble(df, B, order=order, copy=False)
+        in_order = order is not None
+    del B, B_units, X_units
+    # each column's distribution and each pair's association, original against published (the ids play no
+    # part): measured before the ids are replaced, so the original's values can go first
+    fid = fidelity_of(df, assembled, codec, schema, X)
+    n_rows = int(len(df))
+    del X  # the original's values are not needed past this point
+    released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids, in_order=in_order)
+    del assembled
+    from ppdm.data import formulas
+
+    # text that reaches the release (passed through, or released categories) is checked for formulas
+    numeric_out = set(unit_names) if codec is not None else set(schema.released)
+    risky = formulas.formula_cells(released, [c for c in released.columns if c not in numeric_out])
+    if risky and escape_formulas:
+        released = formulas.escape_formulas(released, list(risky))
+    record = {
+        "ppdm_version": __version__,
+        "input": {"fingerprint_sha256": fp, "n_rows": n_rows, "released_columns": list(schema.released),
+                  "id": schema.id, "label": schema.label, "passthrough": list(schema.passthrough)},
+        # the key regenerates the chosen mechanism's draws (noise, rotation): it stays in release.state
+        "config": cfg.model_dump(mode="json", exclude={"seed"}) | {"seed": "in release.state (secret)"},
+        "key": key.describe(),
+        "identity": identity_summary(identity, schema.id),
+        "threat": {"spec": cfg.threat, "description": threat.describe()},
+        "policy": cfg.policy.model_dump(mode="json"),
+        "original_utility": original_utility,
+        **({"utility_note": label_note} if label_note else {}),
+        **({"formula_cells": {"columns": risky, "escaped": bool(escape_formulas)}} if risky else {}),
+        "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
+        | {"preprocess": cfg.preprocess, "candidate": describe(chosen["method"], chosen["params"])},
+        # a formal guarantee of the published table (dp-copula): epsilon, delta and what it does not cover
+        **({"guarantee": guarantee_of(mech, cfg)} if callable(getattr(mech, "guarantee", None)) else {}),
+        **({"skipped_methods": skipped} if (skipped := skipped_defaults()) else {}),
+        "candidates": cands,
+        # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
+        "failed_candidates": failed,
+        "per_column_re": per_column_re,
+        # each column's distribution and each pair's association, original against published
+        "fidelity": fid,
+        # every column of the input: its type, its role and what the release did with it (which mechanism)
+        "columns": column_treatments(infos, codec, chosen["method"], chosen["params"],
+                                     released=schema.released, passthrough=schema.passthrough),
+        "whole_table": None if codec is None else {
+            "numbers": codec.numeric_names, "categories": codec.categorical_names,
+            "design": "numbers z-scored, categories one-hot (weight 1/sqrt 2); integers rounded, values kept "
+                      "within each column's original range, dates as dates, categories among the original's",
+            "missing_cells": {c: int(m.sum()) for c, m in gaps.items()}},
+        "files": {"release": f"release.{cfg.output_format}", "state": "release.state (secret)",
+                  "report": "report.html"},
+    }
+    record["summary"] = summary_text(record)
+    parent = out.parent if str(out.parent) else Path(".")
+    tmp = Path(into) if into is not None else Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    try:
+        write_table(released, tmp / f"release.{cfg.output_format}")
+        del released  # the release's values (the state and the report need none of them)
+        give_back()
+        save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
+                           identity=identity)
+        (tmp / "release.json").write_text(json.dumps(record, indent=1, default=json_default))
+        html = render_report(record, plots)
+        (tmp / "report.html").write_text(html, encoding="utf-8")
+        if into is not None:
+            return ReleaseResult(out, record)
+        from ppdm.data.io import dir_mode
+
+        os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
+        replace_dir(tmp, out, force)
+    except BaseException:
+        if into is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ReleaseResult(out, record)
+
+
+def guarantee_of(mech: Any, cfg: ReleaseConfig) -> dict[str, Any]:
+    """The mechanism's own guarantee, with what the release around it adds outside the guarantee."""
+    g = dict(mech.guarantee())
+    extra = ["the scores in this record and the choice among the candidates (computed on the original table; "
+             "the published table is a fresh fit of the chosen parameters)"]
+    if cfg.preprocess != "none":
+        extra.insert(0, f"the per-column statistics of the preprocessing ({cfg.preprocess}), computed on the table "
+                        "and used to map the synthetic records back to its units")
+    g["not_covered"] = [*g.get("not_covered", []), *extra]
+    return g
+
+
+def fidelity_of(df: pd.DataFrame, released: pd.DataFrame, codec: Any, schema: Any,
+              X: np.ndarray) -> dict[str, Any] | None:
+    """Marginal and pairwise fidelity of the released columns (the label too, where there is one).
+
+    A numeric table's frame no longer holds the released columns: their original values are ``X``'s.
+    """
+    from ppdm.metrics.fidelity import fidelity
+
+    if codec is not None:
+        numeric, categorical = list(codec.numeric_names), list(codec.categorical_names)
+    else:
+        numeric, categorical = list(schema.released), []
+        original = pd.DataFrame(X, columns=numeric)
+        if schema.label is not None:
+            original[schema.label] = df[schema.label].to_numpy()
+        df = original
+    if schema.label is not None:
+        categorical.append(schema.label)
+    return fidelity(df, released, numeric, categorical)
+
+
+def json_default(o: Any) -> Any:
+    if isinstance(o, (np.integer, np.floating, np.bool_)):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
+
+
+def replace_dir(tmp: Path, out: Path, force: bool) -> None:
+    """Publish the finished directory: a new one by one rename; over a previous release, file by file.
+
+    Over a previous release (with --force) each new file replaces its namesake by rename, the state last
+    (it is the key to the release beside it); ppdm's own files of the old release that the new one does
+    not have are removed after that. Nothing else in the directory is touched.
+    """
+    if not out.exists():
+        os.replace(tmp, out)
+        return
+    if not force and any(out.iterdir()):
+        raise OutputError(f"output directory '{out}' appeared while running; pass --force to replace it")
+    new = [n for n in PPDM_FILES if (tmp / n).exists()]
+    for name in sorted(new, key=lambda n: n == "release.state"):
+        os.replace(tmp / name, out / name)
+    for name in PPDM_FILES:
+        if name not in new and (out / name).exists():
+            (out / name).unlink()
+    shutil.rmtree(tmp, ignore_errors=True)
