@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ppdm.attacks._result import ROW_CHUNK
+
 __all__ = ["COMMON_SEEDS", "seed_search", "candidate_seeds", "match_rows"]
 
 #: seeds people type: defaults of tutorials and libraries, years, repeated digits
@@ -77,8 +79,9 @@ def seed_search(
     return {"found": False, "seeds_tried": tried}
 
 
-#: rows compared or keyed at a time: a million-row replay is never copied whole into a comparison
-_CHUNK = 65_536
+#: rows compared or keyed at a time (the attacks' one block size): a million-row replay is never copied whole
+#: into a comparison
+_CHUNK = ROW_CHUNK
 
 
 def _appears(row: np.ndarray, B: np.ndarray, tol: np.ndarray) -> bool:
