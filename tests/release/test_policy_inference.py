@@ -35,3 +35,21 @@ def test_the_limit_is_configurable_and_absent_sensitive_columns_do_not_count() -
 def test_nobody_feasible_names_attribute_inference_as_binding() -> None:
     with pytest.raises(ParameterError, match=r"binding: attribute inference.*'diagnosis' inferred for 25\.0%"):
         choose([_cand(95.0, 0.25), _cand(90.0, 0.40)], Policy(objective="tstr_knn_pct"))
+
+
+def test_shown_columns_that_single_out_records_are_named_from_their_uniqueness_alone() -> None:
+    import numpy as np
+
+    from ppdm.release.select import passthrough_uniqueness
+
+    # every record alone in its group of the shown columns: no numeric mechanism can hide them
+    shown = np.array([[f"z{i}", "a"] for i in range(40)], dtype=object)
+    u = passthrough_uniqueness(shown)
+    assert u is not None and u["unique_share"] == 1.0
+    assert passthrough_uniqueness(np.zeros((40, 0), dtype=object)) is None
+    nobody = [_cand(95.0, 0.25), _cand(90.0, 0.40)]
+    # measured where the table is (a cluster's worker) or here from the columns: the same refusal
+    for kw in ({"categories": shown}, {"uniqueness": u}):
+        with pytest.raises(ParameterError, match=r"columns that pass through unchanged \('zip', 'town'\) single out "
+                                                 r"100\.0% of the records"):
+            choose(nobody, Policy(objective="tstr_knn_pct"), shown=["zip", "town"], **kw)
