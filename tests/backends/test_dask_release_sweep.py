@@ -165,32 +165,6 @@ def test_a_worker_that_reads_another_table_than_the_profile_refuses(tmp_path: Pa
     cluster._HELD.clear()
 
 
-def test_a_worker_that_reads_a_different_table_refuses(tmp_path: Path) -> None:
-    import numpy as np
-
-    from ppdm.data.io import read_table
-    from ppdm.data.schema import resolve_schema
-    from ppdm.exceptions import InputError
-    from ppdm.release import source as source_module
-
-    src = tmp_path / "table.parquet"
-    df = make_table(n=300, m=4).drop(columns=["site"])
-    df.to_parquet(src, index=False)
-    schema = resolve_schema(read_table(src), id="pid", label="y")
-    X = schema.matrix(read_table(src))
-    handle = source_module.parquet_source(src, schema, None, source_module.design_fingerprint(X, schema.released),
-                                          len(X))
-    assert handle is not None and len(handle) == 300
-    source_module._LOADED.clear()
-    assert np.array_equal(handle.load(), X)  # the same design, read from the file
-    assert source_module.parquet_source(tmp_path / "table.csv", schema, None, "x", 300) is None  # not Parquet
-    source_module._LOADED.clear()
-    df.assign(x0=df["x0"] + 1.0).to_parquet(src, index=False)  # the file changed under the workers
-    with pytest.raises(InputError, match="read a different table"):
-        handle.load()
-    source_module._LOADED.clear()
-
-
 def test_on_the_cluster_path_a_misnamed_column_is_refused_from_the_file_schema(tmp_path: Path) -> None:
     from ppdm.exceptions import InputError
     from ppdm.keys import release_key

@@ -124,11 +124,13 @@ def rmse(X_hat: np.ndarray, X: np.ndarray) -> float:
     total = int(np.prod(np.broadcast_shapes(np.shape(X_hat), np.shape(X))))
     if total == 0:
         return float("nan")
-    sq = 0.0
-    for a, x in _row_blocks(X_hat, X):
-        d = np.subtract(a, x, dtype=np.float64).ravel()
-        sq += float(d @ d)
-    return float(np.sqrt(sq / total))
+    return float(np.sqrt(sum(_square_sum(a, x) for a, x in _row_blocks(X_hat, X)) / total))
+
+
+def _square_sum(X_hat: np.ndarray, X: np.ndarray) -> float:
+    """The sum of the squared differences of two blocks."""
+    d = np.subtract(X_hat, X, dtype=np.float64).ravel()
+    return float(d @ d)
 
 
 def reidentification_rows(X_hat_rows: np.ndarray, X: np.ndarray, rows: np.ndarray,
@@ -188,10 +190,10 @@ def no_release_scores(X: np.ndarray, rows: np.ndarray, median: np.ndarray | None
     sq = hits = 0.0
     for s in range(0, len(rows), ROW_CHUNK):
         truth = X[rows[s:s + ROW_CHUNK]]
-        d = truth - med
-        sq += float(np.einsum("ij,ij->", d, d)) if d.ndim == 2 else float(d @ d)
-        hits += int(np.count_nonzero(_hits(np.broadcast_to(med, truth.shape), truth, 5.0)))
-        del truth, d
+        guess = np.broadcast_to(med, truth.shape)
+        sq += _square_sum(guess, truth)
+        hits += int(np.count_nonzero(_hits(guess, truth, 5.0)))
+        del truth, guess
     cells = len(rows) * (X.shape[1] if X.ndim == 2 else 1)
     return {
         "rmse": float(np.sqrt(sq / cells)) if cells else float("nan"),

@@ -150,22 +150,15 @@ def _release(
             context["more_folds"] = folds[1:]
         if len(X) > SCREEN_ABOVE:
             # a large table: every candidate screened on a sample, the best confirmed on every row
-            # on a cluster, the workers confirming a candidate read a Parquet input themselves
-            from ppdm.release.source import parquet_source
-
-            design_source = parquet_source(source, prep.schema, codec, prep.fingerprint, len(X)) \
-                if where is not None else None
-            everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context,
-                                            source=design_source)
+            everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
         else:
             everything = run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
     failed, cands = split_failed(everything)
     from ppdm.release.table import original_utility
 
     original = original_utility(X, y, folds, evaluation_seed, codec)
-    read = any(c.get("measured_on", {}).get("design") for c in cands)
     note = sweep_notes(prep.label_note, n=len(X), y_rows=None if y is None else len(y), where=where,
-                       made_here=not read and len(X) > ONE_FINALIST_ABOVE, read=read, folds=folds)
+                       confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds)
     best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories)
     # the design goes to the last stage as its only holder, which frees it once the record is made: the
     # written release is then the one table-sized array left

@@ -183,8 +183,7 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
                                         sample=facts.pop("sample"), n_rows=rows)
         failed, cands = split_failed(everything)
-        note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, made_here=False,
-                           read=True, folds=None, on_worker=True)
+        note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=True)
         best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
         parent = out.parent if str(out.parent) else Path(".")
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))

@@ -93,9 +93,8 @@ def score_at_scale(
 ) -> dict[str, Any]:
     """Score one candidate on every row of a large table (the confirmation stage; see the module).
 
-    ``X``: the design, or on a Dask worker where it reads it from (a :class:`~ppdm.release.source.DesignSource`,
-    or a :class:`~ppdm.release.cluster.TableOnWorkers`, which makes the label, the shown columns and the
-    held-out rows there too).
+    ``X``: the design, or on a Dask worker the :class:`~ppdm.release.cluster.TableOnWorkers` it reads the table
+    from (which makes the design, the label, the shown columns and the held-out rows there).
 
     The candidate releases the training rows once (all rows without a label); that release is measured:
     distortion on all its rows, utility on samples (as for any table), the train-on-release models tested

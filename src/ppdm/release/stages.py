@@ -53,12 +53,12 @@ def split_failed(everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
     return failed, cands
 
 
-def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: str | None, made_here: bool,
-                read: bool, folds: Any, on_worker: bool = False) -> str | None:
+def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: str | None,
+                confirmed_here: bool = False, folds: Any = None, on_workers: bool = False) -> str | None:
     """What the record says about how the sweep measured (samples, folds, where it ran), in one note.
 
-    ``made_here``: the confirmations ran on this machine; ``read``: the workers read the Parquet input
-    themselves; ``on_worker``: a worker also made and wrote the chosen release.
+    ``confirmed_here``: the confirmations on every row ran on this machine; ``on_workers``: the workers read
+    the Parquet input themselves, confirmed the candidates and made and wrote the chosen release.
     """
     from ppdm.release.evaluate import SVM_SAMPLE, TSTR_TRAIN_SAMPLE, UTILITY_SAMPLE
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
@@ -72,13 +72,12 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
                      f"RBF SVM on {SVM_SAMPLE} of them (about +-2.2 points); train-on-release models learn from at "
                      f"most {TSTR_TRAIN_SAMPLE} released rows")
     if where is not None:
-        here = ("the chosen release was made and written by a worker from the Parquet input; this machine held "
-                "samples and scores only" if on_worker else
-                "the confirmations on every row and the chosen release were computed here" if made_here else
+        here = ("its workers read the Parquet input themselves to confirm candidates on every row; the chosen "
+                "release was made and written by a worker from the Parquet input; this machine held samples and "
+                "scores only" if on_workers else
+                "the confirmations on every row and the chosen release were computed here" if confirmed_here else
                 "the chosen release was computed here")
-        notes.append(f"the candidates were scored as tasks on a Dask cluster ({where})"
-                     + ("; its workers read the Parquet input themselves to confirm candidates on every row"
-                        if read else "") + f"; {here}")
+        notes.append(f"the candidates were scored as tasks on a Dask cluster ({where}); {here}")
     if folds and len(folds) > 1:
         notes.append(f"train-on-release accuracy is pooled over {len(folds)} disjoint held-out folds "
                      f"({sum(len(te) for _, te in folds):,} real records tested, each against a release of the "

@@ -295,14 +295,14 @@ def _confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tuple[str, s
              source: Any = None, n_rows: int) -> list[dict[str, Any]]:
     """Confirm candidates on the whole table: side by side when the table is small enough for a worker each
     (up to :data:`~ppdm.release.scale.ONE_FINALIST_ABOVE` rows), else one after the other (each holds the
-    table's copies in memory). On a Dask cluster with a Parquet ``source``
-    (:class:`~ppdm.release.source.DesignSource`), the cluster's workers confirm them side by side, each reading
-    the design from the file itself: nothing table-sized is sent from here."""
+    table's copies in memory). With the table on a Dask cluster's workers (``source``, a
+    :class:`~ppdm.release.cluster.TableOnWorkers`; ``X`` is None), the workers confirm them side by side, each
+    reading the table from the file itself."""
     from ppdm.release.scale import ONE_FINALIST_ABOVE
 
     kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed,
           "max_reidentification": cfg.policy.max_reidentification, **context}
-    if source is not None and (X is None or (n_rows > ONE_FINALIST_ABOVE and _on_cluster())):
+    if source is not None:
         return _score_jobs(source, y, jobs, cache, progress, f"confirming on all {n_rows:,} rows (on the cluster)",
                            fn, kw, lambda todo: None, steps=True)
     return _score_jobs(X, y, jobs, cache, progress, f"confirming on all {n_rows:,} rows", fn, kw,
