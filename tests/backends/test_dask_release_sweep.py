@@ -156,12 +156,54 @@ def test_a_worker_that_reads_another_table_than_the_profile_refuses(tmp_path: Pa
     facts = cluster.profile(table, 100)
     assert len(facts["sample"][0]) == 100 and facts["shape"] == (300, 4)
     table = cluster.TableOnWorkers(table.spec, table.cfg, 1, 20_000, 300, facts["fingerprint"])
-    X, y, shown, holdout = table.load_rows(None, None, None)  # the same table: made once, kept
-    assert X is cluster._HELD[table._key()].X and len(y) == 300 and holdout is not None
+    with table.rows_in_place() as (X, y, shown, holdout):  # the same table: made once, kept
+        assert X is cluster._HELD[table._key()].X and len(y) == 300 and holdout is not None
+        assert X.flags.writeable and y.flags.writeable and shown.flags.writeable  # this task's, in turn
+    assert not X.flags.writeable and not y.flags.writeable and not shown.flags.writeable  # shared again
     cluster._HELD.clear()
     df.assign(x0=df["x0"] + 1.0).to_parquet(src, index=False)  # the file changed under the workers
     with pytest.raises(InputError, match="read a different table"):
         table.load()
+    cluster._HELD.clear()
+
+
+def test_a_confirmation_on_a_worker_moves_its_rows_in_place_and_puts_them_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from ppdm.release import cluster, load_config, scale
+    from ppdm.release.table import TableSpec
+
+    src = tmp_path / "table.parquet"
+    make_table(n=900, m=4).drop(columns=["site"]).to_parquet(src, index=False)
+    table = cluster.TableOnWorkers(TableSpec(str(src), id="pid", label="y"), load_config(None, {"seed": 2}), 2,
+                                   500, 900)
+    cluster._HELD.clear()
+    prep = table.load()
+    X0, y0, shown0, holdout = prep.X.copy(), prep.y.copy(), prep.categories.copy(), prep.folds[0]
+    moved = []
+    real = scale.training_rows_first
+
+    def spy(X, train, test, *, in_place, beside=()):  # type: ignore[no-untyped-def]
+        out = real(X, train, test, in_place=in_place, beside=beside)
+        moved.append(np.shares_memory(out[0], X))  # the training rows are the table's own first rows
+        return out
+
+    monkeypatch.setattr(scale, "training_rows_first", spy)
+    kw: dict = {"preprocess": "zscore", "threat": "population", "seed": 2, "key_seed": 5, "targets": 400,
+                "first_batch": 400, "max_reidentification": 1.0}
+    there = scale.score_at_scale(table, None, "noise", {"scale": 0.6}, **kw)
+    assert moved == [True]
+    # the worker's table is as it was read, and shared read-only again
+    np.testing.assert_array_equal(prep.X, X0)
+    np.testing.assert_array_equal(prep.y, y0)
+    np.testing.assert_array_equal(prep.categories, shown0)
+    assert not prep.X.flags.writeable and not prep.y.flags.writeable
+    # the same measures as a copy of the training rows made from the same table
+    here = scale.score_at_scale(X0, y0, "noise", {"scale": 0.6}, categories=shown0, holdout=holdout, **kw)
+    assert moved == [True, False]
+    assert there["utility"] == here["utility"] and there["value"] == here["value"]
+    assert there["risk"] == here["risk"]
     cluster._HELD.clear()
 
 

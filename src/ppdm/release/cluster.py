@@ -27,6 +27,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -75,21 +76,35 @@ class TableOnWorkers:
                     f"a Dask worker read a different table from '{Path(str(self.spec.source)).name}' than the "
                     "worker that profiled it; give the workers the same file (a shared path), or leave --backend "
                     "dask out")
-            prep.X.flags.writeable = False  # candidates on this worker share it
+            for a in (prep.X, prep.y, prep.categories):
+                if a is not None:  # the tasks on this worker share them: changed only in place, in turn
+                    a.flags.writeable = False
             _HELD[self._key()] = prep
             return prep
 
-    def load_rows(self, y: Any, categories: Any, holdout: Any) -> tuple[np.ndarray, Any, Any, Any]:
+    @contextlib.contextmanager
+    def rows_in_place(self) -> Iterator[tuple[np.ndarray, Any, Any, Any]]:
         """What a confirmation measures, all made here: the design, the label, the shown columns and the
-        held-out rows (those sent with the task are None)."""
-        prep = self.load()
-        return prep.X, prep.y, prep.categories, prep.folds[0] if prep.folds else None
+        held-out rows, writeable by this task alone while it holds them (a confirmation brings its training
+        rows together in place instead of copying them, and puts them back before it lets go; the tasks of
+        this worker that use the table take turns)."""
+        with _IN_USE:
+            prep = self.load()
+            arrays = [a for a in (prep.X, prep.y, prep.categories) if a is not None]
+            for a in arrays:
+                a.flags.writeable = True
+            try:
+                yield prep.X, prep.y, prep.categories, prep.folds[0] if prep.folds else None
+            finally:
+                for a in arrays:
+                    a.flags.writeable = False
 
     def release(self) -> Prepared:
         """The table for the chosen release, no longer kept here: its release frees it once made."""
-        prep = self.load()
-        with _LOCK:
-            _HELD.clear()
+        with _IN_USE:
+            prep = self.load()
+            with _LOCK:
+                _HELD.clear()
         return prep
 
     def _key(self) -> str:
@@ -97,6 +112,7 @@ class TableOnWorkers:
 
 
 _LOCK = threading.RLock()
+_IN_USE = threading.Lock()  # held by the task that changes the table in place (its training rows moved)
 _HELD: dict[str, Prepared] = {}
 
 

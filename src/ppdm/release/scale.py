@@ -105,11 +105,26 @@ def score_at_scale(
     else reads ``X`` while this runs, so its training rows are brought together in place instead of copied
     (see :func:`training_rows_first`; ``X`` is as it was when this returns).
     """
+    kw = {"preprocess": preprocess, "threat": threat, "seed": seed, "max_reidentification": max_reidentification,
+          "key_seed": key_seed, "columns": columns, "seed_known": seed_known, "codec": codec, "targets": targets,
+          "first_batch": first_batch}
+    if not hasattr(X, "rows_in_place"):
+        return _score(X, y, method, params, categories=categories, holdout=holdout, sole_user=sole_user,
+                      on_step=on_step, **kw)
+    # a cluster's worker: the design read from the Parquet input, not sent to it, and this task its sole user
+    with X.rows_in_place() as (X, y, categories, holdout):
+        out = _score(X, y, method, params, categories=categories, holdout=holdout, sole_user=True,
+                     on_step=on_step, **kw)
+    out["measured_on"]["design"] = "read from the Parquet input by the Dask worker that confirmed it"
+    return out
+
+
+def _score(X: np.ndarray, y: np.ndarray | None, method: str, params: dict[str, Any], *,
+           categories: np.ndarray | None, holdout: tuple[np.ndarray, np.ndarray] | None, sole_user: bool,
+           on_step: Any, **kw: Any) -> dict[str, Any]:
+    """:func:`score_at_scale` on the design ``X`` itself."""
     t0 = time.perf_counter()
     step = _Steps(on_step)
-    read_here = hasattr(X, "load_rows")
-    if read_here:  # a cluster's worker: the design read from the Parquet input, not sent to it
-        X, y, categories, holdout = X.load_rows(y, categories, holdout)
     n = X.shape[0]
     step("release")
     train, test = holdout if holdout is not None and y is not None else (
@@ -122,16 +137,11 @@ def score_at_scale(
     y_tr = None if y is None else rows_beside.pop(0)
     shown = None if categories is None else rows_beside.pop(0)
     try:
-        out = _measure(X, X_tr, X_test, y_tr, y_test, train, test, method, params, preprocess=preprocess,
-                       threat=threat, seed=seed, max_reidentification=max_reidentification, key_seed=key_seed,
-                       columns=columns, shown=shown, seed_known=seed_known, codec=codec,
-                       targets=targets, first_batch=first_batch, step=step, t0=t0)
+        return _measure(X, X_tr, X_test, y_tr, y_test, train, test, method, params, shown=shown, step=step, t0=t0,
+                        **kw)
     finally:
         del y_tr, shown  # views of rows about to move back
         restore()
-    if read_here:
-        out["measured_on"]["design"] = "read from the Parquet input by the Dask worker that confirmed it"
-    return out
 
 
 def training_rows_first(X: np.ndarray, train: np.ndarray, test: np.ndarray, *, in_place: bool,
