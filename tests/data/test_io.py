@@ -41,6 +41,59 @@ def test_binary_and_non_utf8(tmp_path: Path) -> None:
         read_table(f)
 
 
+def test_a_large_text_table_is_checked_beyond_its_first_bytes(tmp_path: Path) -> None:
+    """Above the bytes checked before parsing (64 KB), the table is parsed from the file: its faults get the
+    same one-line answers, and a character cut by the check's boundary reads whole."""
+    rows = "".join(f"{i},\u00e9t\u00e9 {i},{i / 8}\n" for i in range(20_000))  # two-byte characters throughout
+    # the id column's name is padded until the 64 KB boundary falls inside a two-byte character
+    text = next(t for pad in range(64) if (t := f"id{'_' * pad},name,v\n" + rows).encode()[65535] == 0xC3)
+    f = tmp_path / "big.csv"
+    f.write_bytes(text.encode())
+    df = read_table(f)
+    assert len(df) == 20_000 and df["name"].iloc[-1] == "\u00e9t\u00e9 19999" and df["v"].iloc[3] == 0.375
+    raw = text.encode()
+    f.write_bytes(raw[:300_000] + b"\xe9" + raw[300_000:])  # a Latin-1 byte far past the first 64 KB
+    with pytest.raises(InputError, match="not UTF-8 text"):
+        read_table(f)
+    f.write_bytes(b"\n" * 70_000 + b"a,b\n1,2\n3,4\n")  # blank lines beyond the first bytes, then the table
+    assert read_table(f)["b"].tolist() == [2, 4]
+    f.write_bytes(b" \n" * 40_000)
+    with pytest.raises(InputError, match="is empty"):
+        read_table(f)
+    wide = ",".join(f"c{j:06d}" for j in range(10_000))  # a header longer than the bytes checked first
+    f.write_text(wide + "\n" + ",".join("1" * 10_000) + "\n" + ",".join("2" * 10_000) + "\n")
+    assert read_table(f).shape == (2, 10_000)
+
+
+def test_a_text_table_is_parsed_without_holding_copies_of_its_text(tmp_path: Path) -> None:
+    """Reading a CSV grows the process by about its table, not by copies of its text (decoded whole and
+    wrapped for the parser, this CSV grew it by nine times its size before it was parsed)."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    f = tmp_path / "t.csv"
+    pd.DataFrame(rng.normal(size=(400_000, 8)).round(6), columns=list("abcdefgh")).to_csv(f, index=False)
+    size = f.stat().st_size
+    small = tmp_path / "small.csv"
+    small.write_text("a,b\n1,2\n3,4\n")
+    # every module a read loads, loaded before the start is taken; the high-water mark is this process's own
+    # (ru_maxrss would carry the forking parent's over the exec)
+    probe = ("import sys\n"
+             "from ppdm.data import read_table\n"
+             "def status(field):\n"
+             "    return next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(field)) * 1024\n"
+             "read_table(sys.argv[2])\n"
+             "before = status('VmRSS')\n"
+             "df = read_table(sys.argv[1])\n"
+             "print(status('VmHWM') - before, len(df))\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(f), str(small)], capture_output=True, text=True,
+                         check=True).stdout
+    grew, rows = map(int, out.split())
+    assert rows == 400_000
+    assert grew < 3 * size, f"reading a {size >> 20} MB CSV grew the process by {grew >> 20} MB"
+
+
 def test_bom_is_stripped_and_tsv_and_parquet(tmp_path: Path) -> None:
     f = tmp_path / "bom.csv"
     f.write_bytes("\ufeffa,b\n1,2\n3,4\n".encode())
