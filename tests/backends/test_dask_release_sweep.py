@@ -78,12 +78,14 @@ def _large_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, src: Path, n
                    progress=False, **kw).record
 
 
-def test_on_a_cluster_the_workers_read_a_large_parquet_input_themselves(tmp_path: Path, client,  # type: ignore[no-untyped-def]
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("kind", ["Parquet", "CSV"])
+def test_on_a_cluster_the_workers_read_a_large_input_themselves(tmp_path: Path, client,  # type: ignore[no-untyped-def]
+                                                              monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
     from ppdm.data import io
 
-    src = tmp_path / "table.parquet"
-    make_table(n=1500, m=5).drop(columns=["site"]).to_parquet(src, index=False)
+    src = tmp_path / f"table.{kind.lower()}"
+    df = make_table(n=1500, m=5).drop(columns=["site"])
+    df.to_parquet(src, index=False) if kind == "Parquet" else df.to_csv(src, index=False)
     here = _large_release(tmp_path, monkeypatch, src, "here")
     read_here = []
     real_read = io.read_table
@@ -101,16 +103,17 @@ def test_on_a_cluster_the_workers_read_a_large_parquet_input_themselves(tmp_path
     finally:
         os.umask(mask)
     assert read_here == []
-    assert (tmp_path / "there" / "release.csv").stat().st_mode & 0o777 == 0o640
+    out = "release.csv"  # the library writes CSV unless told otherwise
+    assert (tmp_path / "there" / out).stat().st_mode & 0o777 == 0o640
     # no worker keeps the table once the release is written
     held = client.run(lambda: len(__import__("ppdm.release.cluster", fromlist=["_HELD"])._HELD))
     assert set(held.values()) == {0}
     confirmed = [c for c in there["candidates"] if c["measured_on"]["stage"] == "confirmation"]
     assert confirmed
     for c in confirmed:  # each confirmation says where its design came from
-        assert c["measured_on"]["design"] == "read from the Parquet input by the Dask worker that confirmed it"
+        assert c["measured_on"]["design"] == f"read from the {kind} input by the Dask worker that confirmed it"
     assert all("design" not in c["measured_on"] for c in here["candidates"])
-    assert "its workers read the Parquet input themselves" in there["utility_note"]
+    assert f"its workers read the {kind} input themselves" in there["utility_note"]
     assert "the chosen release was made and written by a worker" in there["utility_note"]
     # the same scores as the run here: every draw comes from the key, wherever it runs
     assert there["chosen"]["method"] == here["chosen"]["method"]
@@ -122,12 +125,34 @@ def test_on_a_cluster_the_workers_read_a_large_parquet_input_themselves(tmp_path
     assert there["original_utility"] == pytest.approx(here["original_utility"])
     assert there["input"] == here["input"] and there["fidelity"] == here["fidelity"]
     # the worker wrote the same release and state as this machine does (the same key), owner-only state
-    assert (tmp_path / "there" / "release.csv").read_bytes() == (tmp_path / "here" / "release.csv").read_bytes()
+    assert (tmp_path / "there" / out).read_bytes() == (tmp_path / "here" / out).read_bytes()
     states = [zipfile.ZipFile(tmp_path / d / "release.state") for d in ("here", "there")]
     assert states[0].namelist() == states[1].namelist()  # the same entries (a zip's times differ)
     assert all(states[0].read(n) == states[1].read(n) for n in states[0].namelist())
     assert (tmp_path / "there" / "release.state").stat().st_mode & 0o077 == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["here", "table.parquet", "there"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here", src.name, "there"]  # no temporary left
+
+
+def test_a_text_table_smaller_than_its_size_suggested_is_released_here(  # type: ignore[no-untyped-def]
+        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CSV's rows are estimated from its size to send it to the workers; the worker that reads it counts
+    them, and a table small enough to sweep on every row comes back here (as if no cluster had read it)."""
+    from ppdm.release import source
+
+    src = tmp_path / "table.csv"
+    make_table(n=400, m=5).drop(columns=["site"]).to_csv(src, index=False)
+    here = _large_release(tmp_path, monkeypatch, src, "here")
+    monkeypatch.setattr(source, "estimated_text_rows", lambda path: 10**6)  # a size that promised many rows
+    there = _large_release(tmp_path, monkeypatch, src, "there", backend="dask", scheduler=client.scheduler.address)
+    # swept on every row, as here: nothing screened on a sample, nothing read by the workers
+    assert not any(c.get("measured_on", {}).get("stage") in ("screening", "confirmation") for c in there["candidates"])
+    assert "read the CSV input themselves" not in there.get("utility_note", "")
+    assert there["chosen"]["method"] == here["chosen"]["method"]
+    assert there["chosen"]["params"] == here["chosen"]["params"]
+    assert [c["utility"] for c in there["candidates"]] == [c["utility"] for c in here["candidates"]]
+    assert (tmp_path / "there" / "release.csv").read_bytes() == (tmp_path / "here" / "release.csv").read_bytes()
+    held = client.run(lambda: len(__import__("ppdm.release.cluster", fromlist=["_HELD"])._HELD))
+    assert set(held.values()) == {0}  # the worker that read it dropped it
 
 
 def test_a_worker_that_cannot_see_the_output_refuses(tmp_path: Path) -> None:
@@ -224,6 +249,13 @@ def test_on_the_cluster_path_a_misnamed_column_is_refused_from_the_file_schema(t
         with pytest.raises(InputError, match=message):
             release_on_cluster(spec, cfg, release_key(None), tmp_path / "out", False, cache=None, progress=False,
                                where="x", keep_ids=False, escape_formulas=False, rows=50)
+    assert not (tmp_path / "out").exists()
+    text = tmp_path / "table.csv"  # a text table: its header line, read here
+    make_table(n=50, m=3).drop(columns=["site"]).to_csv(text, index=False)
+    with pytest.raises(InputError, match="--label names column 'nolabel'"):
+        release_on_cluster(TableSpec(str(text), id="pid", label="nolabel"), cfg, release_key(None), tmp_path / "out",
+                           False, cache=None, progress=False, where="x", keep_ids=False, escape_formulas=False,
+                           rows=None)
     assert not (tmp_path / "out").exists()
     gone = TableOnWorkers(TableSpec(str(tmp_path / "elsewhere.parquet")), cfg, 0, 500, 50)
     with pytest.raises(InputError, match="cannot see the input 'elsewhere.parquet'"):

@@ -23,7 +23,7 @@ import pandas as pd
 from ppdm.exceptions import InputError, OutputError
 
 __all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs",
-           "output_lock", "file_mode", "dir_mode", "current_umask", "is_stream", "publish_together"]
+           "text_columns", "output_lock", "file_mode", "dir_mode", "current_umask", "is_stream", "publish_together"]
 
 _TEXT_FORMATS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 _PARQUET = {".parquet", ".pq"}
@@ -182,6 +182,38 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
     1,000,000 rows decoded and wrapped whole took 1.2 GB before pandas parsed it). Its first bytes are
     checked first: empty, binary, not UTF-8, the header line."""
     name = path.name
+    sep = _text_sep(path, sep)
+    _text_header(path, sep)
+    try:
+        df = pd.read_csv(path, sep=sep, skipinitialspace=True, float_precision="round_trip", encoding="utf-8-sig")
+    except UnicodeDecodeError:  # beyond the bytes checked first
+        raise InputError(f"'{name}' is not UTF-8 text; re-save it as UTF-8 CSV") from None
+    except (pd.errors.ParserError, csv.Error) as e:
+        msg = str(e).strip().splitlines()[-1]
+        raise InputError(f"'{name}' is not a well-formed table ({msg}); fix the row or pass --sep") from None
+    except (pd.errors.EmptyDataError, ValueError) as e:
+        raise InputError(f"'{name}' cannot be parsed as a table ({type(e).__name__}); check its format") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return _check_rows(df, name)
+
+
+def text_columns(path: str | os.PathLike[str], sep: str | None = None) -> list[str]:
+    """The column names of a CSV/TSV table, from its header line (checked as a read checks it)."""
+    path = Path(path)
+    return [h.strip() for h in _text_header(path, _text_sep(path, sep))]
+
+
+def _text_sep(path: Path, sep: str | None) -> str:
+    """The separator of a text table: ``sep``, or the one its suffix implies."""
+    if sep is None:
+        sep = _TEXT_FORMATS.get(path.suffix.lower()) or ","
+    return "\t" if sep == "\\t" else sep  # a shell-quoted '\t' means a tab
+
+
+def _text_header(path: Path, sep: str) -> list[str]:
+    """The header line of a text table, split; its first bytes checked (empty, binary, UTF-8, separator,
+    column names)."""
+    name = path.name
     with open(path, "rb") as f:
         head = f.read(_HEAD_BYTES)
         whole = len(head) < _HEAD_BYTES or not f.read(1)
@@ -190,10 +222,6 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
         raw = path.read_bytes()
         text = _head_text(raw, name, True)
         assert text is not None
-    if sep is None:
-        sep = _TEXT_FORMATS.get(path.suffix.lower()) or ","
-    if sep == "\\t":  # a shell-quoted '\t' means a tab
-        sep = "\t"
     if len(sep) != 1:
         raise InputError(f"--sep must be one character (got {sep!r}); e.g. --sep ';' or --sep '\\t'")
     header_line = text.splitlines()[0]
@@ -209,17 +237,7 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
                 flag = "\\t" if other == "\t" else other
                 raise InputError(f"'{name}' looks {kind}-separated, not comma-separated; pass --sep '{flag}'")
     check_columns([h.strip() for h in header], name)
-    try:
-        df = pd.read_csv(path, sep=sep, skipinitialspace=True, float_precision="round_trip", encoding="utf-8-sig")
-    except UnicodeDecodeError:  # beyond the bytes checked above
-        raise InputError(f"'{name}' is not UTF-8 text; re-save it as UTF-8 CSV") from None
-    except (pd.errors.ParserError, csv.Error) as e:
-        msg = str(e).strip().splitlines()[-1]
-        raise InputError(f"'{name}' is not a well-formed table ({msg}); fix the row or pass --sep") from None
-    except (pd.errors.EmptyDataError, ValueError) as e:
-        raise InputError(f"'{name}' cannot be parsed as a table ({type(e).__name__}); check its format") from None
-    df.columns = [str(c).strip() for c in df.columns]
-    return _check_rows(df, name)
+    return header
 
 
 def _head_text(head: bytes, name: str, whole: bool) -> str | None:

@@ -126,16 +126,19 @@ def _release(
     key = release_key(cfg.seed)
     with contextlib.ExitStack() as on_cluster:
         where = on_cluster.enter_context(sweep_backend(backend, scheduler))
-        from ppdm.release.source import parquet_rows
+        from ppdm.release.source import estimated_text_rows, parquet_rows, text_table
 
-        if where is not None and (rows := parquet_rows(source)) is not None and rows > ONE_FINALIST_ABOVE:
-            # a large Parquet input on a cluster: its workers read it, sweep and write; this machine holds
-            # samples and scores only
+        rows = parquet_rows(source) if where is not None else None
+        text = text_table(source) if where is not None and rows is None else None
+        if (rows or 0) > ONE_FINALIST_ABOVE or (text is not None and estimated_text_rows(text) > ONE_FINALIST_ABOVE):
+            # a large Parquet or text input on a cluster: its workers read it, sweep and write; this machine
+            # holds samples and scores only (a text table's rows are counted by the worker that reads it)
             from ppdm.release.cluster import release_on_cluster
 
-            warn_known(key)
-            return release_on_cluster(spec, cfg, key, out, force, cache=cache, progress=progress, where=where,
+            done = release_on_cluster(spec, cfg, key, out, force, cache=cache, progress=progress, where=where,
                                       keep_ids=keep_ids, escape_formulas=escape_formulas, rows=rows)
+            if done is not None:
+                return done
         prep = prepare_table(spec, cfg, seed=evaluation_seed, screen_above=SCREEN_ABOVE)
         warn_known(key)
         cfg, X, y, codec, folds = prep.cfg, prep.X, prep.y, prep.codec, prep.folds

@@ -1,7 +1,7 @@
-"""``ppdm release`` of a large Parquet input on a Dask cluster, with this machine holding no table.
+"""``ppdm release`` of a large Parquet or CSV/TSV input on a Dask cluster, with this machine holding no table.
 
-The workers read the Parquet input themselves (a path every worker sees: a shared file system, or the same
-path on each machine) and do everything that needs the whole table:
+The workers read the input themselves (a path every worker sees: a shared file system, or the same path on
+each machine) and do everything that needs the whole table:
 
 1. **Profile** (one task): read the table, give its columns their roles, make the design, the label and
    the shown columns exactly as :func:`ppdm.release.table.prepare_table` does here; return only what is
@@ -50,6 +50,7 @@ class TableOnWorkers:
     screen_above: int
     rows: int
     fingerprint: str | None = None
+    kind: str = "Parquet"  # what the record calls the input: Parquet, CSV or TSV
 
     def __len__(self) -> int:
         return self.rows
@@ -160,25 +161,32 @@ def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, 
 
 
 def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bool, *, cache: Any,
-                       progress: bool, where: str, keep_ids: bool, escape_formulas: bool, rows: int) -> Any:
-    """The release of a large Parquet input, its table read by the cluster's workers (see the module)."""
+                       progress: bool, where: str, keep_ids: bool, escape_formulas: bool, rows: int | None) -> Any:
+    """The release of a large input, its table read by the cluster's workers (see the module).
+
+    ``rows``: a Parquet input's rows (from its footers); None for a text table, whose rows the worker that
+    profiles it counts. A text table that turns out to have no more than
+    :data:`~ppdm.release.scale.SCREEN_ABOVE` rows is left to this machine (None is returned, nothing written):
+    such a table is swept on every row, not screened on a sample.
+    """
     from distributed import get_client
 
     from ppdm.backends._blockwise import Hidden
     from ppdm.data.columns import parse_roles
-    from ppdm.data.io import dir_mode
+    from ppdm.data.io import dir_mode, text_columns
     from ppdm.data.schema import check_named
     from ppdm.exceptions import InputError
-    from ppdm.keys import MECHANISM_STREAM
+    from ppdm.keys import MECHANISM_STREAM, warn_known
     from ppdm.release.outputs import ReleaseResult, replace_dir
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
-    from ppdm.release.source import parquet_columns
+    from ppdm.release.source import input_kind, parquet_columns
     from ppdm.release.stages import candidate_jobs, mark_choice, split_failed, sweep_notes
     from ppdm.release.sweep import screen_and_confirm
 
     # the options that name columns are checked here, against the file's schema (no row is read), so a
     # misspelt name gets the same one-line answer as a release made here
-    names = parquet_columns(spec.source)
+    kind = input_kind(spec.source)
+    names = parquet_columns(spec.source) if rows is not None else text_columns(spec.source, spec.sep)
     check_named(names, id=spec.id, label=spec.label, columns=spec.columns, drop=spec.drop)
     unknown = [c for c in parse_roles(spec.roles) if c not in names]
     if unknown:
@@ -187,11 +195,15 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
     try:
         seed = 0 if cfg.seed is None else cfg.seed
         table = TableOnWorkers(replace(spec, source=str(Path(str(spec.source)).resolve())), cfg, seed, SCREEN_ABOVE,
-                               rows)
+                               0 if rows is None else rows, kind=kind)
         facts = _on_a_worker(client, progress, "reading the table on a worker", profile, table, SCREEN_ROWS)
+        rows = int(facts["shape"][0])
+        if rows <= SCREEN_ABOVE:
+            return None  # swept on every row here (the worker's copy goes in the finally below)
+        warn_known(key)
         cfg = facts["cfg"]
         # from here on every worker checks that it reads the table the profile read
-        table = replace(table, fingerprint=facts["fingerprint"])
+        table = replace(table, rows=rows, fingerprint=facts["fingerprint"])
         jobs = candidate_jobs(cfg, cache, shape=facts["shape"], codec=facts["codec"], fingerprint=facts["fingerprint"],
                               label=spec.label, shown=facts["shown"], side=facts["side"])
         context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": facts["columns"], "categories": None,
@@ -199,7 +211,7 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
                                         sample=facts.pop("sample"), n_rows=rows)
         failed, cands = split_failed(everything)
-        note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=True)
+        note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=kind)
         best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
         parent = out.parent if str(out.parent) else Path(".")
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))

@@ -111,11 +111,12 @@ def score_at_scale(
     if not hasattr(X, "rows_in_place"):
         return _score(X, y, method, params, categories=categories, holdout=holdout, sole_user=sole_user,
                       on_step=on_step, **kw)
-    # a cluster's worker: the design read from the Parquet input, not sent to it, and this task its sole user
+    # a cluster's worker: the design read from the input, not sent to it, and this task its sole user
+    kind = X.kind
     with X.rows_in_place() as (X, y, categories, holdout):
         out = _score(X, y, method, params, categories=categories, holdout=holdout, sole_user=True,
                      on_step=on_step, **kw)
-    out["measured_on"]["design"] = "read from the Parquet input by the Dask worker that confirmed it"
+    out["measured_on"]["design"] = f"read from the {kind} input by the Dask worker that confirmed it"
     return out
 
 

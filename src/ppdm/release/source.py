@@ -1,6 +1,6 @@
-"""What the machine that asks for a release knows of a Parquet input without reading its rows (its files,
-rows and column names), and the fingerprint by which the Dask workers that read it check they made the same
-design (see :mod:`ppdm.release.cluster`).
+"""What the machine that asks for a release knows of an input without reading its rows (a Parquet input's
+files, rows and column names; a text table's header and an estimate of its rows), and the fingerprint by
+which the Dask workers that read it check they made the same design (see :mod:`ppdm.release.cluster`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["design_fingerprint", "parquet_columns", "parquet_files", "parquet_rows"]
+__all__ = ["design_fingerprint", "estimated_text_rows", "input_kind", "parquet_columns", "parquet_files",
+           "parquet_rows", "text_table"]
 
 
 def design_fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
@@ -61,3 +62,39 @@ def parquet_columns(source: object) -> list[str]:
 
     files = parquet_files(source)
     return [] if not files else [str(c) for c in pq.read_schema(files[0]).names]
+
+
+def text_table(source: object) -> Path | None:
+    """The one CSV/TSV file ``source`` names (a worker can read it too); None otherwise (a frame, a glob,
+    Parquet)."""
+    import os
+
+    if not isinstance(source, (str, os.PathLike)) or any(ch in str(source) for ch in "*?["):
+        return None
+    from ppdm.data.io import table_format
+
+    path = Path(source)
+    return path if path.is_file() and table_format(path) == "csv" else None
+
+
+#: the bytes of a text table whose lines estimate its rows
+_SAMPLE_BYTES = 1 << 20
+
+
+def estimated_text_rows(path: Path) -> int:
+    """The data rows of a text table, estimated from its size and its first lines (a file that fits in the
+    sample is counted exactly); only to decide who reads it, never reported."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(_SAMPLE_BYTES)
+    lines = head.count(b"\n")
+    if len(head) >= size:
+        return max(0, lines - 1 + (not head.endswith(b"\n")))
+    return int(size / (len(head) / max(lines, 1))) - 1
+
+
+def input_kind(source: object) -> str:
+    """What the record calls an input a worker reads: ``Parquet``, ``CSV`` or ``TSV``."""
+    if parquet_files(source) is not None:
+        return "Parquet"
+    return "TSV" if Path(str(source)).suffix.lower() in (".tsv", ".tab") else "CSV"

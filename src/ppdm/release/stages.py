@@ -54,11 +54,12 @@ def split_failed(everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
 
 
 def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: str | None,
-                confirmed_here: bool = False, folds: Any = None, on_workers: bool = False) -> str | None:
+                confirmed_here: bool = False, folds: Any = None, on_workers: str | None = None) -> str | None:
     """What the record says about how the sweep measured (samples, folds, where it ran), in one note.
 
-    ``confirmed_here``: the confirmations on every row ran on this machine; ``on_workers``: the workers read
-    the Parquet input themselves, confirmed the candidates and made and wrote the chosen release.
+    ``confirmed_here``: the confirmations on every row ran on this machine; ``on_workers``: the kind of input
+    (``"Parquet"``, ``"CSV"``) the workers read themselves, confirmed the candidates and made and wrote the
+    chosen release from.
     """
     from ppdm.release.evaluate import SVM_SAMPLE, TSTR_TRAIN_SAMPLE, UTILITY_SAMPLE
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
@@ -72,9 +73,9 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
                      f"RBF SVM on {SVM_SAMPLE} of them (about +-2.2 points); train-on-release models learn from at "
                      f"most {TSTR_TRAIN_SAMPLE} released rows")
     if where is not None:
-        here = ("its workers read the Parquet input themselves to confirm candidates on every row; the chosen "
-                "release was made and written by a worker from the Parquet input; this machine held samples and "
-                "scores only" if on_workers else
+        here = (f"its workers read the {on_workers} input themselves to confirm candidates on every row; the "
+                f"chosen release was made and written by a worker from the {on_workers} input; this machine held "
+                "samples and scores only" if on_workers else
                 "the confirmations on every row and the chosen release were computed here" if confirmed_here else
                 "the chosen release was computed here")
         notes.append(f"the candidates were scored as tasks on a Dask cluster ({where}); {here}")
