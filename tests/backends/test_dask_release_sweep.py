@@ -56,9 +56,11 @@ def test_scheduler_needs_the_dask_backend(tmp_path: Path) -> None:
         _release(tmp_path, "bad", scheduler="tcp://127.0.0.1:1")
 
 
-def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ppdm.backends import dask_cluster
     from ppdm.exceptions import ParameterError
 
+    monkeypatch.setattr(dask_cluster, "CONNECT_TIMEOUT", "1s")  # nothing answers there: no need to wait 20 s
     with pytest.raises(ParameterError, match="cannot reach the Dask scheduler"):
         _release(tmp_path, "gone", backend="dask", scheduler="tcp://127.0.0.1:9")
     assert not (tmp_path / "gone").exists()  # nothing written

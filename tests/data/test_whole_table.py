@@ -177,3 +177,25 @@ def test_published_gaps_read_as_the_column_median_in_the_numbers() -> None:
     want = codec.numbers(mask_gaps(codec.decode(B), gaps))
     np.testing.assert_array_equal(codec.filled_numbers(parts, gaps), want)
     assert gaps["a"].any()
+
+
+def test_a_category_is_drawn_by_its_positive_indicators_or_else_the_largest() -> None:
+    """Each row's category, checked row by row against the rule: weights are the positive indicators over
+    their sum, the category is the first whose running weight reaches the row's uniform draw; a row with no
+    positive indicator takes its largest one."""
+    from ppdm.data.codec import _choose
+
+    rng = np.random.default_rng(4)
+    block = rng.normal(size=(400, 7))
+    block[::9] = -np.abs(block[::9])  # rows with no positive indicator
+    block[5::11] = 0.0
+    u = rng.random((400, 1))
+    picked = _choose(block.copy(), u)
+    for i, row in enumerate(block):
+        pos = np.clip(row, 0.0, None)
+        if pos.sum() <= 0:
+            assert picked[i] == np.argmax(row)
+            continue
+        running = np.cumsum(pos / pos.sum())
+        assert picked[i] == min(int(np.sum(running < u[i, 0])), 6)
+    assert np.array_equal(_choose(block, None), np.argmax(block, axis=1))

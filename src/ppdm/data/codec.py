@@ -333,11 +333,17 @@ def _choose(block: np.ndarray, u: np.ndarray | None) -> np.ndarray:
     weighted by the positive ones."""
     if u is None:
         return np.argmax(block, axis=1)
+    # one block-sized array, its weights and then their running sums in place (a block of 65,536 rows of a
+    # 60-category column is 31 MB: each further temporary of that size is one more on the release's peak)
     w = np.clip(block, 0.0, None)
     total = w.sum(axis=1, keepdims=True)
-    # a row with no positive indicator falls back to its largest one
-    w = np.where(total > 0, w / np.where(total > 0, total, 1.0), np.eye(block.shape[1])[np.argmax(block, axis=1)])
-    return np.minimum((np.cumsum(w, axis=1) < u).sum(axis=1), block.shape[1] - 1)
+    w /= np.where(total > 0, total, 1.0)
+    none = np.flatnonzero(total[:, 0] <= 0)
+    if len(none):  # a row with no positive indicator falls back to its largest one
+        w[none] = 0.0
+        w[none, np.argmax(block[none], axis=1)] = 1.0
+    np.cumsum(w, axis=1, out=w)
+    return np.minimum((w < u).sum(axis=1), block.shape[1] - 1)
 
 
 def mask_gaps(released: pd.DataFrame, gaps: dict[str, np.ndarray], *, copy: bool = True) -> pd.DataFrame:
