@@ -185,8 +185,10 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
 
     # the options that name columns are checked here, against the file's schema (no row is read), so a
     # misspelt name gets the same one-line answer as a release made here
-    kind = input_kind(spec.source)
-    names = parquet_columns(spec.source) if rows is not None else text_columns(spec.source, spec.sep)
+    if rows is not None:  # Parquet: its rows came from its footers
+        kind, names = "Parquet", parquet_columns(spec.source)
+    else:
+        kind, names = input_kind(spec.source), text_columns(spec.source, spec.sep)
     check_named(names, id=spec.id, label=spec.label, columns=spec.columns, drop=spec.drop)
     unknown = [c for c in parse_roles(spec.roles) if c not in names]
     if unknown:

@@ -28,11 +28,9 @@ def design_fingerprint(X: np.ndarray, columns: Sequence[str]) -> str:
 def parquet_files(source: object) -> list[Path] | None:
     """The Parquet files of a path a worker can read too (a file or a directory of them); None otherwise (a
     frame in memory, a glob, or CSV, which a worker would have to parse in full)."""
-    import os
-
     from ppdm.data.io import expand_inputs, table_format
 
-    if not isinstance(source, (str, os.PathLike)) or any(ch in str(source) for ch in "*?["):
+    if _one_path(source) is None:
         return None
     try:
         files = expand_inputs(source)
@@ -67,14 +65,19 @@ def parquet_columns(source: object) -> list[str]:
 def text_table(source: object) -> Path | None:
     """The one CSV/TSV file ``source`` names (a worker can read it too); None otherwise (a frame, a glob,
     Parquet)."""
+    from ppdm.data.io import table_format
+
+    path = _one_path(source)
+    return path if path is not None and path.is_file() and table_format(path) == "csv" else None
+
+
+def _one_path(source: object) -> Path | None:
+    """``source`` as a path a worker can open as it is (not a frame, not a glob to expand)."""
     import os
 
     if not isinstance(source, (str, os.PathLike)) or any(ch in str(source) for ch in "*?["):
         return None
-    from ppdm.data.io import table_format
-
-    path = Path(source)
-    return path if path.is_file() and table_format(path) == "csv" else None
+    return Path(source)
 
 
 #: the bytes of a text table whose lines estimate its rows
