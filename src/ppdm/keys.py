@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import ParameterError, PrivacyWarning
 
-__all__ = ["ReleaseKey", "release_key", "Identity", "hide_identity", "restore_order", "pseudonyms"]
+__all__ = ["ReleaseKey", "release_key", "Identity", "hide_identity", "restore_order", "pseudonyms", "PART_BLOCK",
+           "assignment_entropy", "part_identity", "part_rows", "part_sizes"]
 
 #: sub-stream numbers spawned from a release key (never small integers used as seeds themselves)
 MECHANISM_STREAM = 0
@@ -55,6 +58,14 @@ class ReleaseKey:
         if self.known and number == MECHANISM_STREAM:
             return self.entropy
         words = np.random.SeedSequence(self.entropy, spawn_key=(number,)).generate_state(4, np.uint32)
+        return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+
+    def part_seed(self, part: int) -> int:
+        """The mechanism's seed for part ``part`` of a release by parts: the first part's is :meth:`seed`'s,
+        every other part's is a sub-stream of its own (so a part's draws tell nothing of another's)."""
+        if part == 0:
+            return self.seed(MECHANISM_STREAM)
+        words = np.random.SeedSequence(self.entropy, spawn_key=(MECHANISM_STREAM, 1, part)).generate_state(4, np.uint32)
         return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
 
     def describe(self) -> dict[str, object]:
@@ -195,3 +206,57 @@ def restore_order(release: pd.DataFrame, identity: Identity | None, key: Release
     out = release.copy()
     out.index = identity.order
     return out.sort_index().reset_index(drop=True)
+
+
+# A release by parts (a table larger than one worker should hold): each row goes to a part by a keyed draw,
+# a block of rows at a time, so a part is read with the key and the row count, never a permutation of every row.
+
+#: rows whose parts are drawn together (a block's draws depend on the assignment's entropy and its number only)
+PART_BLOCK = 65_536
+
+
+def assignment_entropy(key: ReleaseKey) -> int:
+    """The entropy of the rows' assignment to parts: a sub-stream of the release key (key material)."""
+    words = np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 2)).generate_state(4, np.uint32)
+    return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+
+
+def _part_block(entropy: int, parts: int, b: int) -> np.ndarray:
+    rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(b,)))
+    return rng.integers(0, parts, size=PART_BLOCK, dtype=np.int32)
+
+
+def _parts_assigned(entropy: int, parts: int, n: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Each block's first row and its rows' parts, in order."""
+    for b in range(-(-n // PART_BLOCK)):
+        start = b * PART_BLOCK
+        yield start, _part_block(entropy, parts, b)[:min(PART_BLOCK, n - start)]
+
+
+def part_sizes(entropy: int, parts: int, n: int) -> list[int]:
+    """The rows of each part (from the key alone: no row is read)."""
+    sizes = np.zeros(parts, dtype=np.int64)
+    for _, a in _parts_assigned(entropy, parts, n):
+        sizes += np.bincount(a, minlength=parts)
+    return [int(s) for s in sizes]
+
+
+def part_rows(entropy: int, parts: int, n: int, part: int) -> np.ndarray:
+    """The table's rows (0-based, increasing) that belong to ``part``."""
+    found = [start + np.flatnonzero(a == part) for start, a in _parts_assigned(entropy, parts, n)]
+    return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+
+
+def part_identity(header: dict[str, Any], arrays: dict[str, np.ndarray], key: ReleaseKey) -> np.ndarray:
+    """The released row's original row for a release by parts: its parts' rows (from the key) in each
+    part's released order, part after part."""
+    info = header["parts"]
+    parts, n = int(info["count"]), int(sum(info["rows"]))
+    entropy = assignment_entropy(key)
+    out = []
+    for j in range(parts):
+        rows = part_rows(entropy, parts, n, j)
+        name = "identity.order" if j == 0 else f"part{j}.identity.order"
+        order = arrays.get(name)
+        out.append(rows if order is None else rows[order])
+    return np.concatenate(out)

@@ -28,7 +28,7 @@ import numpy as np
 from ppdm.data.io import atomic_write
 from ppdm.exceptions import StateError
 
-__all__ = ["FORMAT_VERSION", "save_state", "load_state", "read_header", "verify_state"]
+__all__ = ["FORMAT_VERSION", "save_state", "load_state", "read_header", "verify_state", "copy_states"]
 
 FORMAT_VERSION = 1
 _MAGIC = "ppdm-state"
@@ -157,6 +157,35 @@ def load_state(path: str | Path, kind: str | None = None) -> tuple[dict[str, Any
     # only a state that is one holds keys worth warning about; a damaged file gets its one error line
     _warn_if_shared(Path(path))
     return header, arrays
+
+
+def copy_states(path: str | Path, kind: str, header: dict[str, Any],
+                members: list[tuple[str | Path, str, str]]) -> Path:
+    """Write a state file of ``header`` whose arrays are copied from other state files, one at a time and
+    with their checksums (each checked first): ``members`` lists ``(state file, its array, the name here)``.
+    A release by parts is one state made from its parts' states without holding them all."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        opened: dict[str, tuple[zipfile.ZipFile, dict[str, Any]]] = {}
+        for src, _, _ in members:
+            if str(src) not in opened:
+                z = stack.enter_context(_open(src))
+                opened[str(src)] = (z, _header(z, src, kind))
+        listed = {new: opened[str(src)][1]["arrays"][old] for src, old, new in members}
+        full = {"magic": _MAGIC, "format_version": FORMAT_VERSION, "kind": kind, **header, "arrays": listed}
+        full["header_sha256"] = _header_digest(full)
+        key = _owner_key()
+        if key is not None:
+            full["seal"] = {"hmac_sha256": _seal(key, full["header_sha256"])}
+        p = Path(path)
+        with atomic_write(p, mode=0o600) as f, zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as out:
+            out.writestr("header.json", json.dumps(full, indent=1, sort_keys=True))
+            for src, old, new in members:
+                z, h = opened[str(src)]
+                _check_array(z, Path(src).name, old, h["arrays"][old])
+                out.writestr(f"{new}.npy", z.read(f"{old}.npy"))
+    return p
 
 
 def _open(path: str | Path) -> zipfile.ZipFile:

@@ -56,6 +56,9 @@ def release_command(
              "cluster).")] = "numpy",
     scheduler: Annotated[str | None, typer.Option(
         help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
+    part_rows: Annotated[int | None, typer.Option(
+        "--part-rows", help="With --backend dask: a Parquet input of more rows is released by parts of about "
+                            "this many rows, each read and released by one worker (default 5,000,000).")] = None,
     force: ForceOpt = False,
     sep: SepOpt = None,
 ) -> None:
@@ -89,7 +92,7 @@ def release_command(
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
                   force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids,
                   escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()),
-                  backend=backend, scheduler=scheduler)
+                  backend=backend, scheduler=scheduler, part_rows=part_rows)
     from rich.console import Console
 
     c = Console(highlight=False)

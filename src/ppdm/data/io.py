@@ -23,7 +23,8 @@ import pandas as pd
 from ppdm.exceptions import InputError, OutputError
 
 __all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs",
-           "text_columns", "output_lock", "file_mode", "dir_mode", "current_umask", "is_stream", "publish_together"]
+           "text_columns", "output_lock", "file_mode", "dir_mode", "current_umask", "is_stream", "publish_together",
+           "parquet_data_columns"]
 
 _TEXT_FORMATS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 _PARQUET = {".parquet", ".pq"}
@@ -140,7 +141,7 @@ def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
 
     try:
         sources = [pq.ParquetFile(f) for f in files]
-        names = [_data_columns(pf) for pf in sources]
+        names = [parquet_data_columns(pf) for pf in sources]
     except Exception as e:  # pyarrow raises many types for damaged files
         raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
     for f, cols in zip(files, names, strict=True):
@@ -161,7 +162,7 @@ def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
     return _check_rows(df, files[0].name)
 
 
-def _data_columns(pf: Any) -> list[str]:
+def parquet_data_columns(pf: Any) -> list[str]:
     """The table's columns, without the index a DataFrame stored beside them (pandas' metadata)."""
     import json
 

@@ -53,12 +53,17 @@ def record_positions(spec: str | None, labels: Sequence[object], what: str) -> i
     return pos
 
 
-def identity_summary(identity: Any, id_column: str | None) -> dict[str, Any]:
+def identity_summary(identity: Any, id_column: str | None, *, parts: bool = False) -> dict[str, Any]:
+    """What the record says of the released rows' link to the original's (``parts``: a release by parts,
+    whose rows come part after part)."""
     if identity.kept:
+        if parts:
+            return {"layout": "linkable: original ids (--keep-ids), in the original order within each part; every "
+                              "row is linkable to its record"}
         return {"layout": "linkable: original ids in the original row order (--keep-ids); every row is linkable "
                           "to its record"}
-    return {"layout": "rows shuffled" + (f", ids in '{id_column}' replaced by keyed pseudonyms"
-                                         if id_column is not None else "")
+    return {"layout": ("rows shuffled within each part (parts assigned by the key)" if parts else "rows shuffled")
+            + (f", ids in '{id_column}' replaced by keyed pseudonyms" if id_column is not None else "")
             + "; the mapping is in the state file only"}
 
 
@@ -122,9 +127,16 @@ def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathL
         arrays = {}
     if not isinstance(info, dict) or "entropy" not in info:
         return release  # a state written before releases were pseudonymous: the layout is linkable
-    if kept:
+    if kept and "parts" not in header:
         return release
     key = ReleaseKey(int(info["entropy"]), bool(info.get("known", False)))
-    identity = Identity.from_arrays(arrays, kept=False)
-    ids = original[id] if id is not None and id in original.columns else None
+    if "parts" in header:
+        # a release by parts: each part's rows (from the key) in that part's released order, part after part
+        from ppdm.keys import part_identity
+
+        identity: Identity | None = Identity(part_identity(header, arrays, key), kept=False)
+    else:
+        identity = Identity.from_arrays(arrays, kept=False)
+    # kept ids (a release by parts with --keep-ids) are not pseudonyms: its rows align by the parts' order
+    ids = original[id] if id is not None and id in original.columns and not kept else None
     return restore_order(release, identity, key, original_ids=ids, id_column=id)

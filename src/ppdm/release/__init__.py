@@ -64,6 +64,18 @@ def _recover(out: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def _check_part_rows(part_rows: int | None, backend: str, screen_above: int) -> None:
+    from ppdm.exceptions import ParameterError
+
+    if part_rows is None:
+        return
+    if backend != "dask":
+        raise ParameterError("--part-rows cuts a table for a Dask cluster's workers; add --backend dask")
+    if isinstance(part_rows, bool) or not isinstance(part_rows, int) or part_rows < 2 * screen_above:
+        raise ParameterError(f"--part-rows must be an integer of at least {2 * screen_above:,} (each part is "
+                             f"screened on a sample, as a table of more than {screen_above:,} rows); got {part_rows}")
+
+
 def release(source: str | os.PathLike[str] | pd.DataFrame, *, output_dir: str | os.PathLike[str],
             **kwargs: Any) -> ReleaseResult:
     """Choose and write a release (see :func:`_release` for the parameters and the module for the outputs).
@@ -98,6 +110,7 @@ def _release(
     drop: Sequence[str] = (),
     backend: str = "numpy",
     scheduler: str | None = None,
+    part_rows: int | None = None,
 ) -> ReleaseResult:
     """Choose and write a release. See the module docstring for the outputs.
 
@@ -109,6 +122,10 @@ def _release(
     The release key comes from OS entropy unless ``config.seed`` is set (then the record says the release
     can be undone by whoever knows the seed). Unless ``keep_ids``, the written release has its rows
     shuffled and its ids replaced by keyed pseudonyms (the mapping is in ``release.state``).
+
+    ``part_rows`` (with ``backend="dask"``): a Parquet input of more rows is released by parts of about this
+    many rows (default :data:`ppdm.release.parts.PART_ROWS`), each read and released by one worker; the sweep
+    measures the first part (see :mod:`ppdm.release.parts`).
     """
     from ppdm.attacks import ThreatModel
     from ppdm.keys import release_key, warn_known
@@ -116,6 +133,7 @@ def _release(
     from ppdm.release.table import TableSpec, prepare_table
 
     cfg = config or default_config()
+    _check_part_rows(part_rows, backend, SCREEN_ABOVE)
     out = Path(output_dir)
     inputs = [Path(source)] if isinstance(source, (str, os.PathLike)) else []
     _check_output_dir(out, inputs, force)
@@ -136,7 +154,8 @@ def _release(
             from ppdm.release.cluster import release_on_cluster
 
             done = release_on_cluster(spec, cfg, key, out, force, cache=cache, progress=progress, where=where,
-                                      keep_ids=keep_ids, escape_formulas=escape_formulas, rows=rows)
+                                      keep_ids=keep_ids, escape_formulas=escape_formulas, rows=rows,
+                                      part_rows=part_rows)
             if done is not None:
                 return done
         prep = prepare_table(spec, cfg, seed=evaluation_seed, screen_above=SCREEN_ABOVE)

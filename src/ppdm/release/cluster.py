@@ -51,6 +51,14 @@ class TableOnWorkers:
     rows: int
     fingerprint: str | None = None
     kind: str = "Parquet"  # what the record calls the input: Parquet, CSV or TSV
+    # a release by parts (see ppdm.release.parts): this table is part ``part`` of ``parts`` of the input's
+    # ``total`` rows, assigned by the hidden entropy; ``columns``: the first part's columns (name, type, role,
+    # treatment) and whether it was released whole, which every other part must match
+    parts: int = 1
+    part: int = 0
+    total: int = 0
+    assignment: Any = None
+    columns: tuple[Any, ...] | None = None
 
     def __len__(self) -> int:
         return self.rows
@@ -71,7 +79,22 @@ class TableOnWorkers:
                                  "share (a shared file system, or the same path on each machine), or leave "
                                  "--backend dask out")
             # a task is one candidate: the worker's memory is checked for one at a time
-            prep = prepare_table(self.spec, self.cfg, seed=self.seed, screen_above=self.screen_above, workers=1)
+            frame = whole = None
+            if self.parts > 1:
+                from ppdm.data.io import expand_inputs
+                from ppdm.release.parts import read_part
+
+                frame = read_part(expand_inputs(self.spec.source), self.assignment.value, self.parts, self.total,
+                                  self.part)
+                whole = None if self.columns is None else bool(self.columns[-1])
+            prep = prepare_table(self.spec, self.cfg, seed=self.seed, screen_above=self.screen_above, workers=1,
+                                 frame=frame, whole=whole)
+            del frame
+            if self.columns is not None and columns_of(prep) != self.columns:
+                raise InputError(
+                    f"part {self.part + 1} of the table has other column types or roles than its first part "
+                    f"({_first_difference(columns_of(prep), self.columns)}); name the roles with --roles, or "
+                    "release it with a larger --part-rows")
             if self.fingerprint is not None and prep.fingerprint != self.fingerprint:
                 raise InputError(
                     f"a Dask worker read a different table from '{Path(str(self.spec.source)).name}' than the "
@@ -109,7 +132,26 @@ class TableOnWorkers:
         return prep
 
     def _key(self) -> str:
-        return repr((str(self.spec), self.cfg.model_dump_json(), self.seed, self.screen_above))
+        where = None if self.assignment is None else (self.parts, self.part, self.total, self.assignment.value)
+        return repr((str(self.spec), self.cfg.model_dump_json(), self.seed, self.screen_above, where))
+
+
+def columns_of(prep: Prepared) -> tuple[Any, ...]:
+    """A table's columns as the parts of a release by parts must agree on them, and whether it is whole."""
+    return (*((i.name, i.type, i.role, i.treatment) for i in prep.infos), prep.codec is not None)
+
+
+def _first_difference(found: tuple[Any, ...], first: tuple[Any, ...]) -> str:
+    if found[-1] != first[-1]:
+        return "it is released whole, the first part is not" if found[-1] else "the first part is released whole"
+    mine, theirs = {c[0]: c for c in found[:-1]}, {c[0]: c for c in first[:-1]}
+    for name in [*mine, *(c for c in theirs if c not in mine)]:
+        a, b = mine.get(name), theirs.get(name)
+        if a is None or b is None:
+            return f"column '{name}' is in one of them only"
+        if a != b:
+            return f"column '{name}': {a[1]}, {a[3]}; in the first part {b[1]}, {b[3]}"
+    return "their columns differ"
 
 
 _LOCK = threading.RLock()
@@ -133,14 +175,18 @@ def profile(table: TableOnWorkers, screen_size: int) -> dict[str, Any]:
         "sample": (X[rows], None if y is None else y[rows], prep.categories[rows]),
         "original_utility": original_utility(X, y, prep.folds, table.seed, prep.codec),
         "uniqueness": passthrough_uniqueness(prep.categories),
+        "column_roles": columns_of(prep),
     }
 
 
 def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, Any], cands: list[dict[str, Any]],
                   original: dict[str, float], failed: list[dict[str, Any]], note: str | None, key: Any,
-                  keep_ids: bool, escape_formulas: bool) -> dict[str, Any]:
+                  keep_ids: bool, escape_formulas: bool, parts: dict[str, Any] | None = None) -> dict[str, Any]:
     """On a worker: make the chosen release from the table read here and write it, its state, record and
-    report into ``into`` (an empty directory the asking machine made beside the output); the record."""
+    report into ``into`` (an empty directory the asking machine made beside the output); the record.
+
+    A part of a release by parts after the first writes its release and state only (see
+    :func:`ppdm.release.outputs.write_outputs`); ``parts``: what the first part's record says of them."""
     from ppdm.attacks import ThreatModel
     from ppdm.exceptions import OutputError
     from ppdm.release.outputs import write_outputs
@@ -156,18 +202,24 @@ def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, 
     del prep
     res = write_outputs(df, schema, design, y, cfg, ThreatModel.parse(cfg.threat), chosen, cands, original,
                          table.fingerprint, Path(out), True, [], key=key.value, keep_ids=keep_ids, failed=failed,
-                         label_note=note, escape_formulas=escape_formulas, codec=codec, infos=infos, into=Path(into))
+                         label_note=note, escape_formulas=escape_formulas, codec=codec, infos=infos, into=Path(into),
+                         part=table.part, parts=parts)
     return res.record
 
 
 def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bool, *, cache: Any,
-                       progress: bool, where: str, keep_ids: bool, escape_formulas: bool, rows: int | None) -> Any:
+                       progress: bool, where: str, keep_ids: bool, escape_formulas: bool, rows: int | None,
+                       part_rows: int | None = None) -> Any:
     """The release of a large input, its table read by the cluster's workers (see the module).
 
     ``rows``: a Parquet input's rows (from its footers); None for a text table, whose rows the worker that
     profiles it counts. A text table that turns out to have no more than
     :data:`~ppdm.release.scale.SCREEN_ABOVE` rows is left to this machine (None is returned, nothing written):
     such a table is swept on every row, not screened on a sample.
+
+    A Parquet input of more than ``part_rows`` rows (None: :data:`~ppdm.release.parts.PART_ROWS`) is released by
+    parts (:mod:`ppdm.release.parts`): the sweep reads and measures its first part, and each part is released
+    and written by a worker that reads that part only.
     """
     from distributed import get_client
 
@@ -176,8 +228,9 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
     from ppdm.data.io import dir_mode, text_columns
     from ppdm.data.schema import check_named
     from ppdm.exceptions import InputError
-    from ppdm.keys import MECHANISM_STREAM, warn_known
+    from ppdm.keys import MECHANISM_STREAM, assignment_entropy, part_sizes, warn_known
     from ppdm.release.outputs import ReleaseResult, replace_dir
+    from ppdm.release.parts import PART_ROWS, part_count
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
     from ppdm.release.source import input_kind, parquet_columns
     from ppdm.release.stages import candidate_jobs, mark_choice, split_failed, sweep_notes
@@ -198,14 +251,23 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         seed = 0 if cfg.seed is None else cfg.seed
         table = TableOnWorkers(replace(spec, source=str(Path(str(spec.source)).resolve())), cfg, seed, SCREEN_ABOVE,
                                0 if rows is None else rows, kind=kind)
-        facts = _on_a_worker(client, progress, "reading the table on a worker", profile, table, SCREEN_ROWS)
+        sizes = None
+        if rows is not None and rows > (part_rows or PART_ROWS):
+            # a release by parts: the rows' parts come from the key (no row is read to size them)
+            entropy = assignment_entropy(key)
+            sizes = part_sizes(entropy, part_count(rows, part_rows or PART_ROWS), rows)
+            table = replace(table, parts=len(sizes), total=rows, assignment=Hidden(entropy), rows=sizes[0])
+        facts = _on_a_worker(client, progress, "reading the table on a worker" if sizes is None else
+                             f"reading the first of {len(sizes)} parts on a worker", profile, table, SCREEN_ROWS)
         rows = int(facts["shape"][0])
-        if rows <= SCREEN_ABOVE:
+        if rows <= SCREEN_ABOVE and sizes is None:
             return None  # swept on every row here (the worker's copy goes in the finally below)
         warn_known(key)
         cfg = facts["cfg"]
-        # from here on every worker checks that it reads the table the profile read
-        table = replace(table, rows=rows, fingerprint=facts["fingerprint"])
+        # from here on every worker checks that it reads the table the profile read (each other part, that
+        # its columns are the first part's)
+        table = replace(table, rows=rows, fingerprint=facts["fingerprint"],
+                        columns=None if sizes is None else facts["column_roles"])
         jobs = candidate_jobs(cfg, cache, shape=facts["shape"], codec=facts["codec"], fingerprint=facts["fingerprint"],
                               label=spec.label, shown=facts["shown"], side=facts["side"])
         context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": facts["columns"], "categories": None,
@@ -214,14 +276,23 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
                                         sample=facts.pop("sample"), n_rows=rows)
         failed, cands = split_failed(everything)
         note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=kind)
+        if sizes is not None:
+            note = (f"{note}; " if note else "") + (
+                f"released by parts: the {sum(sizes):,} rows went to {len(sizes)} parts by a keyed draw, the sweep "
+                f"read and measured the first ({sizes[0]:,} rows), and each part was released with its own draws "
+                "by a worker that read that part only")
         best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
         parent = out.parent if str(out.parent) else Path(".")
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
         try:
             os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
-            record = _on_a_worker(client, progress, "making the chosen release on a worker", write_release, table,
-                                  str(tmp), str(out), cands[best], cands, facts["original_utility"], failed, note,
-                                  Hidden(key), keep_ids, escape_formulas)
+            args = (cands[best], cands, facts["original_utility"], failed, note, Hidden(key), keep_ids,
+                    escape_formulas)
+            if sizes is None:
+                record = _on_a_worker(client, progress, "making the chosen release on a worker", write_release, table,
+                                      str(tmp), str(out), *args)
+            else:
+                record = _release_parts(client, progress, table, sizes, tmp, out, cfg.output_format, args)
             _follow_umask(tmp)
             replace_dir(tmp, out, force)
         except BaseException:
@@ -231,6 +302,43 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
     finally:
         with contextlib.suppress(Exception):  # a cluster gone meanwhile has nothing left to drop
             client.run(_forget)  # the workers' copies of the table: not kept past this release
+
+
+def _release_parts(client: Any, progress: bool, table: TableOnWorkers, sizes: list[int], tmp: Path, out: Path,
+                   fmt: str, args: tuple[Any, ...]) -> dict[str, Any]:
+    """Each part released and written by a worker into a directory of its own inside ``tmp``, the first
+    part last (its record says what the others found), then streamed into one release and one state in
+    ``tmp``; the record."""
+    from rich.console import Console
+
+    from ppdm.release.parts import concat_releases, describe, merge_states
+
+    dirs = [tmp / f"part-{j + 1}" for j in range(len(sizes))]
+    for d in dirs:
+        d.mkdir(mode=0o700)  # a part's release and state, owner-only until they are one
+    later = [client.submit(write_release, replace(table, part=j, rows=sizes[j], fingerprint=None), str(dirs[j]),
+                           str(out), *args, pure=False) for j in range(1, len(sizes))]
+    console = Console(stderr=True)
+    with (console.status(f"releasing parts 2-{len(sizes)} on the workers", spinner="dots")
+          if progress and console.is_terminal else contextlib.nullcontext()):
+        others = client.gather(later)
+    info = describe(len(sizes), sizes)
+    elsewhere: dict[str, int] = {}
+    for r in others:
+        for c, k in (r.get("formula_cells") or {}).items():
+            elsewhere[c] = elsewhere.get(c, 0) + int(k)
+    if elsewhere:
+        info["formula_cells_in_other_parts"] = elsewhere
+    record = _on_a_worker(client, progress, "releasing the first part on a worker", write_release, table,
+                          str(dirs[0]), str(out), *args, info)
+    concat_releases([d / f"release.{fmt}" for d in dirs], tmp / f"release.{fmt}", fmt)
+    merge_states([d / "release.state" for d in dirs], tmp / "release.state",
+                 {k: v for k, v in info.items() if k in ("count", "rows", "block")})
+    for name in ("release.json", "report.html"):
+        os.replace(dirs[0] / name, tmp / name)
+    for d in dirs:
+        shutil.rmtree(d)
+    return record
 
 
 def _follow_umask(directory: Path) -> None:

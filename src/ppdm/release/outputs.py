@@ -32,12 +32,17 @@ PPDM_FILES = ("release.csv", "release.parquet", "release.json", "report.html", "
 
 
 def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
-                   key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None):
+                   key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None,
+                   part=0, parts=None):
     """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
     candidate, and write the release, its state, record and report.
 
     ``into``: an empty directory made for them by whoever publishes it (a Dask worker writes there and the
     machine that asked it renames it into place); otherwise a temporary directory here, renamed onto ``out``.
+    A release by parts (:mod:`ppdm.release.parts`): ``part`` is this table's part (its draws and row order are
+    its own) and ``parts`` what the record says of them (the first part's record and report stand for the
+    release); ``parts`` None for another part: only its release and state are written, and the record is the
+    little the first part's needs of it.
     """
     import warnings
 
@@ -45,16 +50,18 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     from ppdm.data.io import write_table
     from ppdm.flow.arrays import perturb_array
     from ppdm.flow.artifacts import identity_summary, save_release_state
-    from ppdm.keys import MECHANISM_STREAM, hide_identity, release_order, shuffle_rows
+    from ppdm.keys import hide_identity, release_order, shuffle_rows
     from ppdm.release.candidates import build_candidate, column_treatments, describe
     from ppdm.release.summary import plot_data, summary_text
     from ppdm.report import render_report
 
     X = design.pop()
+    bare = part > 0  # a part after the first: its release and state only
+    stream = (part,) if part else ()
+    mech_seed = key.part_seed(part)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mech = build_candidate(chosen["method"], chosen["params"], random_state=key.seed(MECHANISM_STREAM),
-                               codec=codec)
+        mech = build_candidate(chosen["method"], chosen["params"], random_state=mech_seed, codec=codec)
         B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
     give_back()  # the mechanism's freed working memory, before the figures and the assembly beside X and B
     if codec is not None:
@@ -63,7 +70,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         gaps = codec.missing(df)
         from ppdm.release.evaluate import draws
 
-        decoded = codec.decode_parts(B, rng=draws(key.seed(MECHANISM_STREAM), 0, 1))
+        decoded = codec.decode_parts(B, rng=draws(mech_seed, 0, 1))
         if codec.numeric_names:
             # the published table stands for the design and its release from here on (the figures read
             # its numbers): both design-sized arrays go before it is built
@@ -78,22 +85,23 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         del whole
         # the figures below compare numbers in their units: the published ones, as an analyst reads them (a
         # published gap as the column's median, as the original's)
-        X_units, B_units = codec.numbers(df), codec.filled_numbers(decoded, gaps)
+        X_units, B_units = (None, None) if bare else (codec.numbers(df), codec.filled_numbers(decoded, gaps))
         del decoded
         unit_names = codec.numeric_names
     else:
         X_units, B_units, unit_names, gaps = X, B, list(schema.released), {}
     # what the record and the report need of the released numbers, taken now: the table-sized arrays are
     # dropped before the shuffled copy is made (a large release holds one copy of itself at a time)
-    per_column_re = {c: float(np.linalg.norm(X_units[:, j] - B_units[:, j])
-                              / max(np.linalg.norm(X_units[:, j]), 1e-300)) for j, c in enumerate(unit_names)}
-    plots = (plot_data(X_units, B_units, y, unit_names, seed=0) if unit_names
+    per_column_re = {} if bare else {
+        c: float(np.linalg.norm(X_units[:, j] - B_units[:, j]) / max(np.linalg.norm(X_units[:, j]), 1e-300))
+        for j, c in enumerate(unit_names)}
+    plots = (None if bare else plot_data(X_units, B_units, y, unit_names, seed=0) if unit_names
              else plot_data(X, B, y, [f"d{j + 1}" for j in range(X.shape[1])], seed=0))
     in_order = False
     if codec is None:
         # the released numbers are shuffled where they are, and the frame views them: the release is held
         # once while it is assembled, shuffled and written
-        order = None if keep_ids else release_order(key, len(B))
+        order = None if keep_ids else release_order(key, len(B), stream=stream)
         if order is not None:
             shuffle_rows(B, order)
         assembled = schema.assemble(df, B, order=order, copy=False)
@@ -101,10 +109,10 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     del B, B_units, X_units
     # each column's distribution and each pair's association, original against published (the ids play no
     # part): measured before the ids are replaced, so the original's values can go first
-    fid = fidelity_of(df, assembled, codec, schema, X)
+    fid = None if bare else fidelity_of(df, assembled, codec, schema, X)
     n_rows = int(len(df))
     del X  # the original's values are not needed past this point
-    released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids, in_order=in_order)
+    released, identity = hide_identity(assembled, schema.id, key, keep_ids=keep_ids, in_order=in_order, stream=stream)
     del assembled
     from ppdm.data import formulas
 
@@ -113,14 +121,23 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     risky = formulas.formula_cells(released, [c for c in released.columns if c not in numeric_out])
     if risky and escape_formulas:
         released = formulas.escape_formulas(released, list(risky))
+    if bare:
+        write_table(released, Path(into) / f"release.{cfg.output_format}")
+        del released
+        save_release_state(Path(into) / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
+                           identity=identity)
+        return ReleaseResult(out, {"n_rows": n_rows, "formula_cells": risky})
     record = {
         "ppdm_version": __version__,
-        "input": {"fingerprint_sha256": fp, "n_rows": n_rows, "released_columns": list(schema.released),
+        "input": {"fingerprint_sha256": fp, "n_rows": n_rows if parts is None else int(sum(parts["rows"])),
+                  "released_columns": list(schema.released),
                   "id": schema.id, "label": schema.label, "passthrough": list(schema.passthrough)},
         # the key regenerates the chosen mechanism's draws (noise, rotation): it stays in release.state
         "config": cfg.model_dump(mode="json", exclude={"seed"}) | {"seed": "in release.state (secret)"},
         "key": key.describe(),
-        "identity": identity_summary(identity, schema.id),
+        "identity": identity_summary(identity, schema.id, parts=parts is not None),
+        # a table larger than a worker should hold, released a part at a time (see ppdm.release.parts)
+        **({"parts": parts} if parts is not None else {}),
         "threat": {"spec": cfg.threat, "description": threat.describe()},
         "policy": cfg.policy.model_dump(mode="json"),
         "original_utility": original_utility,

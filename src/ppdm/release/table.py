@@ -59,13 +59,17 @@ class Prepared:
     folds: list[tuple[np.ndarray, np.ndarray]] | None
 
 
-def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, workers: int | None = None) -> Prepared:
+def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, workers: int | None = None,
+                  frame: pd.DataFrame | None = None, whole: bool | None = None) -> Prepared:
     """Read ``spec.source`` and make everything the sweep needs of it.
 
     ``seed``: the evaluation seed (the held-out folds); ``screen_above``: above this many rows one split holds
     out the test records, below it disjoint folds are pooled (passed in, so that a worker decides as the
     machine that asked it). A table the sweep's workers cannot hold is refused: ``workers`` candidates at a
-    time (None: ``cfg.n_jobs`` worker processes of this machine).
+    time (None: ``cfg.n_jobs`` worker processes of this machine). ``frame``: the table already read (a part
+    of a release by parts, see :mod:`ppdm.release.parts`), taken over as it is instead of reading ``spec.source``;
+    ``whole``: whether the table is released whole (through the codec) as its first part was (None: decided
+    here).
     """
     from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
     from ppdm.data.io import read_table
@@ -74,11 +78,18 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     from ppdm.release.source import design_fingerprint
     from ppdm.utils.memory import give_back
 
-    df = read_table(spec.source, sep=spec.sep)
+    df = read_table(spec.source, sep=spec.sep) if frame is None else frame
     id, label = spec.id, spec.label
     infos = infer_columns(df, id=id, label=label, drop=spec.drop, roles=parse_roles(spec.roles))
     codec = None
-    if spec.columns is None and is_whole_table(df, infos):
+    whole_here = spec.columns is None and is_whole_table(df, infos)
+    if whole is False and whole_here:
+        from ppdm.exceptions import InputError
+
+        raise InputError("a part of the table needs the whole-table release (it has gaps) where its first part "
+                         "did not (a column with very few gaps); release it with a larger --part-rows, or fill "
+                         "those gaps first")
+    if spec.columns is None and (whole_here if whole is None else whole):
         from ppdm.data.codec import TableCodec
         from ppdm.data.schema import Schema
 
