@@ -7,7 +7,10 @@ release made in memory (``--backend numpy``) of the larger table. Targets: the c
 than a tenth of the larger input between the two tables (no table-sized array on the client), and stays
 below the in-memory release's; the workers' own peaks are reported. The release written by the worker
 holds every row, and its re-identification, re-measured on 20,000 targets against every record, lies
-within the interval the sweep stated.
+within the interval the sweep stated. Then the larger table is released by parts of a quarter of its rows
+(``--part-rows``) on fresh workers: their peaks must fall below the whole table's, the release hold every
+row, and its re-identification re-measured on the whole release lie within the interval measured on the
+first part.
 """
 
 from __future__ import annotations
@@ -57,6 +60,18 @@ def run() -> bool:
                     ["release", str(path), "-o", str(base / f"there{rows}"), *args, "--backend", "dask",
                      "--scheduler", cluster.scheduler_address])
             workers = _worker_peaks(client)
+        # the larger table again, by parts of a quarter of its rows, on fresh workers (so that their peaks
+        # are this release's alone)
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
+            t_parts, client_parts = _timed(
+                ["release", str(tables[n]), "-o", str(base / "parts"), *args, "--backend", "dask",
+                 "--scheduler", cluster.scheduler_address, "--part-rows", str(small)])
+            workers_parts = _worker_peaks(client)
+        by_parts = json.loads((base / "parts" / "release.json").read_text())
+        parts_written = pq.ParquetFile(base / "parts" / "release.parquet").metadata.num_rows
+        parts_interval = by_parts["chosen"]["risk"].get("reidentification_interval")
+        parts_relinked = _relink(tables[n], base / "parts")
         out = base / f"there{n}"
         rec = json.loads((out / "release.json").read_text())
         written = pq.ParquetFile(out / "release.parquet").metadata.num_rows
@@ -77,5 +92,13 @@ def run() -> bool:
     print(f"  chosen on the cluster {chosen['method']} {chosen['params']}: {written:,} rows written, "
           f"re-identification {chosen['risk']['reidentification']:.4f}, interval {interval}; re-measured on "
           f"20,000 targets against all rows: {relinked:.4f}")
+    print(f"  by parts of {small:,} rows ({by_parts['parts']['count']} parts): released in {t_parts:.0f} s, client "
+          f"peak {client_parts / mb:.0f} MB, workers' peaks {', '.join(f'{w / mb:.0f}' for w in workers_parts)} MB "
+          f"({max(workers_parts) / max(workers):.2f}x the whole table's); chose {by_parts['chosen']['method']} "
+          f"{by_parts['chosen']['params']}, {parts_written:,} rows written, re-identification (first part) "
+          f"{by_parts['chosen']['risk']['reidentification']:.4f}, interval {parts_interval}; re-measured on the "
+          f"whole release, 20,000 targets against all rows: {parts_relinked:.4f}")
     inside = interval is None or relinked <= interval[1]
-    return growth < size / 10 and client_peaks[n] < peak_mem and written == n and inside
+    parts_inside = parts_interval is None or parts_relinked <= parts_interval[1]
+    return (growth < size / 10 and client_peaks[n] < peak_mem and written == n and inside
+            and parts_written == n and parts_inside and max(workers_parts) < max(workers))

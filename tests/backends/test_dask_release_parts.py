@@ -158,7 +158,8 @@ def test_a_release_by_parts_is_each_part_released_by_a_worker_and_streamed_into_
     assert state.stat().st_mode & 0o077 == 0
     assert sorted(p.name for p in (tmp_path / "there").iterdir()) == [
         "release.json", "release.parquet", "release.state", "report.html"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["here", "second", "table.parquet", "there"]  # no temporary left
+    # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here", "second", "table.parquet", "there"]
     held = client.run(lambda: len(__import__("ppdm.release.cluster", fromlist=["_HELD"])._HELD))
     assert set(held.values()) == {0}
     with zipfile.ZipFile(state) as z:  # the state holds no row of the release

@@ -275,12 +275,8 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
                                         sample=facts.pop("sample"), n_rows=rows)
         failed, cands = split_failed(everything)
-        note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=kind)
-        if sizes is not None:
-            note = (f"{note}; " if note else "") + (
-                f"released by parts: the {sum(sizes):,} rows went to {len(sizes)} parts by a keyed draw, the sweep "
-                f"read and measured the first ({sizes[0]:,} rows), and each part was released with its own draws "
-                "by a worker that read that part only")
+        note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=kind,
+                           parts=sizes)
         best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
         parent = out.parent if str(out.parent) else Path(".")
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))

@@ -54,12 +54,13 @@ def split_failed(everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
 
 
 def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: str | None,
-                confirmed_here: bool = False, folds: Any = None, on_workers: str | None = None) -> str | None:
+                confirmed_here: bool = False, folds: Any = None, on_workers: str | None = None,
+                parts: list[int] | None = None) -> str | None:
     """What the record says about how the sweep measured (samples, folds, where it ran), in one note.
 
     ``confirmed_here``: the confirmations on every row ran on this machine; ``on_workers``: the kind of input
     (``"Parquet"``, ``"CSV"``) the workers read themselves, confirmed the candidates and made and wrote the
-    chosen release from.
+    chosen release from; ``parts``: the rows of each part of a release by parts (the sweep measured the first).
     """
     from ppdm.release.evaluate import SVM_SAMPLE, TSTR_TRAIN_SAMPLE, UTILITY_SAMPLE
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
@@ -73,9 +74,10 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
                      f"RBF SVM on {SVM_SAMPLE} of them (about +-2.2 points); train-on-release models learn from at "
                      f"most {TSTR_TRAIN_SAMPLE} released rows")
     if where is not None:
+        made = (f"made and written by a worker from the {on_workers} input" if not parts else
+                "made and written by the workers, a part each (below)")
         here = (f"its workers read the {on_workers} input themselves to confirm candidates on every row; the "
-                f"chosen release was made and written by a worker from the {on_workers} input; this machine held "
-                "samples and scores only" if on_workers else
+                f"chosen release was {made}; this machine held samples and scores only" if on_workers else
                 "the confirmations on every row and the chosen release were computed here" if confirmed_here else
                 "the chosen release was computed here")
         notes.append(f"the candidates were scored as tasks on a Dask cluster ({where}); {here}")
@@ -87,6 +89,11 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
         notes.append(f"{n:,} rows: every candidate was screened on a seeded sample of {SCREEN_ROWS:,} rows and "
                      "the best were confirmed on every row, attacked on a seeded sample of targets against all "
                      "records (each candidate's 'measured_on' says which)")
+    if parts:
+        notes.append(f"released by parts: the {sum(parts):,} rows went to {len(parts)} parts by a keyed draw; the "
+                     f"sweep read and measured the first ({parts[0]:,} rows; its attacks' population is that part, "
+                     "as for an attacker who knew which part a person is in), and each part was released with its "
+                     "own draws by a worker that read that part only")
     return "; ".join(notes) if notes else None
 
 
