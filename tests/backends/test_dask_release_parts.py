@@ -178,3 +178,39 @@ def test_part_rows_without_dask_is_one_line_and_exit_2_at_the_command_line(tmp_p
     assert "--part-rows cuts a table for a Dask cluster's workers; add --backend dask" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.dask
+def test_an_id_repeated_in_two_parts_is_refused_and_nothing_is_written(
+        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from ppdm.exceptions import InputError
+    from ppdm.keys import assignment_entropy, part_rows, release_key
+    from ppdm.release import load_config, release, scale
+
+    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
+    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
+    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 600)
+    df = make_table(n=3000, m=4)  # with a text column: released whole
+    entropy = assignment_entropy(release_key(5))
+    # the first row of the second part takes the id of the first row of the first: each part alone is fine
+    first, second = part_rows(entropy, 3, 3000, 0)[0], part_rows(entropy, 3, 3000, 1)[0]
+    df.loc[second, "pid"] = df.loc[first, "pid"]
+    src = tmp_path / "table.parquet"
+    df.to_parquet(src, index=False)
+    cfg = load_config(None, {"methods": [{"method": "mdav", "grid": {"k": [20]}}], "threat": "population",
+                             "seed": 5, "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
+    with pytest.raises(InputError, match="--id column 'pid' has 1 duplicate value"):
+        release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False, progress=False,
+                backend="dask", scheduler=client.scheduler.address, part_rows=1200)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.parquet"]  # nothing written, no temporary left
+
+
+def test_a_whole_table_with_a_repeated_id_is_refused_as_a_numeric_one(tmp_path: Path) -> None:
+    from ppdm.exceptions import InputError
+    from ppdm.release import release
+
+    df = make_table(n=200, m=3)
+    df.loc[7, "pid"] = df.loc[3, "pid"]
+    with pytest.raises(InputError, match="--id column 'pid' has 1 duplicate value"):
+        release(df, output_dir=tmp_path / "out", id="pid", label="y", use_cache=False, progress=False)
+    assert not (tmp_path / "out").exists()

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ppdm.exceptions import InputError
 
-__all__ = ["Schema", "check_named", "resolve_schema"]
+__all__ = ["Schema", "check_named", "check_unique_ids", "resolve_schema"]
 
 
 @dataclass(frozen=True)
@@ -192,6 +192,15 @@ def _looks_numeric(s: pd.Series) -> bool:
     return bool(parsed.notna().mean() >= 0.5)
 
 
+def check_unique_ids(df: pd.DataFrame | None, id: str | None, repeated: int | None = None) -> None:
+    """Refuse an id column whose values repeat (``repeated``: their count, when it was found elsewhere)."""
+    if repeated is None:
+        repeated = int(df[id].duplicated().sum()) if df is not None and id is not None and id in df.columns else 0
+    if repeated:
+        raise InputError(f"--id column '{id}' has {repeated} duplicate value(s); ids must name one record each (fix "
+                         "them, or leave --id out)")
+
+
 def resolve_schema(
     df: pd.DataFrame,
     *,
@@ -222,10 +231,7 @@ def resolve_schema(
     check_named(cols, id=id, label=label, columns=columns, drop=drop)
     if id is not None and id == label:
         raise InputError(f"column '{id}' cannot be both --id and --label; name two different columns")
-    if id is not None and df[id].duplicated().any():
-        n_dup = int(df[id].duplicated().sum())
-        raise InputError(f"--id column '{id}' has {n_dup} duplicate value(s); ids must name one record each (fix them, "
-                         "or leave --id out)")
+    check_unique_ids(df, id)
     if columns is not None and len(set(columns)) != len(columns):
         raise InputError("--columns names a column twice; list each column once")
     special = {c for c in (id, label) if c is not None}

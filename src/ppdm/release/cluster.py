@@ -196,6 +196,8 @@ def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, 
                           "write the release to a path the workers share (as the input), or leave --backend dask "
                           "out")
     prep = table.release()
+    if table.parts > 1 and prep.schema.id is not None:
+        id_buckets(prep.df[prep.schema.id], key.value, table.parts, Path(into))
     # the design goes to the release as its only holder, which frees it once the record is made
     design = [prep.X]
     df, y, cfg, schema, codec, infos = prep.df, prep.y, prep.cfg, prep.schema, prep.codec, prep.infos
@@ -205,6 +207,27 @@ def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, 
                          label_note=note, escape_formulas=escape_formulas, codec=codec, infos=infos, into=Path(into),
                          part=table.part, parts=parts)
     return res.record
+
+
+def id_buckets(ids: Any, key: Any, buckets: int, into: Path) -> None:
+    """On a worker: a part's ids as keyed 64-bit hashes (their pseudonyms), in ``buckets`` files by hash, so
+    that each bucket of every part can be checked for a repeated id by one task (:func:`repeated_ids`)."""
+    from ppdm.keys import pseudonyms
+
+    hashes = []
+    for start in range(0, len(ids), 65_536):
+        text = "".join(pseudonyms(key, ids.iloc[start:start + 65_536]))
+        hashes.append(np.frombuffer(bytes.fromhex(text), dtype=">u8").astype(np.uint64))
+    h = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.uint64)
+    where = h % np.uint64(buckets)
+    for b in range(buckets):
+        np.save(into / f"ids.{b}.npy", h[where == b], allow_pickle=False)
+
+
+def repeated_ids(dirs: list[str], bucket: int) -> int:
+    """On a worker: how many ids of one bucket repeat one in another part (each part has checked its own)."""
+    h = np.concatenate([np.load(Path(d) / f"ids.{bucket}.npy", allow_pickle=False) for d in dirs])
+    return int(len(h) - len(np.unique(h)))
 
 
 def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bool, *, cache: Any,
@@ -327,6 +350,15 @@ def _release_parts(client: Any, progress: bool, table: TableOnWorkers, sizes: li
         info["formula_cells_in_other_parts"] = elsewhere
     record = _on_a_worker(client, progress, "releasing the first part on a worker", write_release, table,
                           str(dirs[0]), str(out), *args, info)
+    if table.spec.id is not None:
+        # an id in two parts: each bucket of the ids' keyed hashes checked across the parts by one task
+        from ppdm.data.schema import check_unique_ids
+
+        checks = [client.submit(repeated_ids, [str(d) for d in dirs], b, pure=False) for b in range(len(sizes))]
+        check_unique_ids(None, table.spec.id, sum(client.gather(checks)))
+        for d in dirs:
+            for f in d.glob("ids.*.npy"):
+                f.unlink()
     concat_releases([d / f"release.{fmt}" for d in dirs], tmp / f"release.{fmt}", fmt)
     merge_states([d / "release.state" for d in dirs], tmp / "release.state",
                  {k: v for k, v in info.items() if k in ("count", "rows", "block")})

@@ -91,8 +91,9 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
                          "those gaps first")
     if spec.columns is None and (whole_here if whole is None else whole):
         from ppdm.data.codec import TableCodec
-        from ppdm.data.schema import Schema
+        from ppdm.data.schema import Schema, check_unique_ids
 
+        check_unique_ids(df, id)  # a repeated id would get one pseudonym for two records
         codec = TableCodec(infos).fit(df)
         kept = {i.name for i in codec.infos}
         schema = Schema(tuple(map(str, df.columns)), tuple(c for c in map(str, df.columns) if c in kept), id, label,
