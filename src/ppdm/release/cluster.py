@@ -328,7 +328,7 @@ def _release_parts(client: Any, progress: bool, table: TableOnWorkers, sizes: li
     """Each part released and written by a worker into a directory of its own inside ``tmp``, the first
     part last (its record says what the others found), then streamed into one release and one state in
     ``tmp``; the record."""
-    from rich.console import Console
+    from distributed import as_completed
 
     from ppdm.release.parts import concat_releases, describe, merge_states
 
@@ -337,10 +337,11 @@ def _release_parts(client: Any, progress: bool, table: TableOnWorkers, sizes: li
         d.mkdir(mode=0o700)  # a part's release and state, owner-only until they are one
     later = [client.submit(write_release, replace(table, part=j, rows=sizes[j], fingerprint=None), str(dirs[j]),
                            str(out), *args, pure=False) for j in range(1, len(sizes))]
-    console = Console(stderr=True)
-    with (console.status(f"releasing parts 2-{len(sizes)} on the workers", spinner="dots")
-          if progress and console.is_terminal else contextlib.nullcontext()):
-        others = client.gather(later)
+    others = []
+    with _counting(progress, f"releasing parts 2-{len(sizes)} on the workers", len(later)) as done:
+        for future in as_completed(later):
+            others.append(future.result())
+            done()
     info = describe(len(sizes), sizes)
     elsewhere: dict[str, int] = {}
     for r in others:
@@ -367,6 +368,22 @@ def _release_parts(client: Any, progress: bool, table: TableOnWorkers, sizes: li
     for d in dirs:
         shutil.rmtree(d)
     return record
+
+
+@contextlib.contextmanager
+def _counting(progress: bool, what: str, total: int) -> Iterator[Any]:
+    """A bar of ``total`` tasks with its ETA on a terminal (nothing elsewhere); yields the call that counts one."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if not (progress and console.is_terminal):
+        yield lambda: None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda: bar.advance(task)
 
 
 def _follow_umask(directory: Path) -> None:
