@@ -40,9 +40,9 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     ``into``: an empty directory made for them by whoever publishes it (a Dask worker writes there and the
     machine that asked it renames it into place); otherwise a temporary directory here, renamed onto ``out``.
     A release by parts (:mod:`ppdm.release.parts`): ``part`` is this table's part (its draws and row order are
-    its own) and ``parts`` what the record says of them (the first part's record and report stand for the
-    release); ``parts`` None for another part: only its release and state are written, and the record is the
-    little the first part's needs of it.
+    its own) and ``parts`` what the first part's record says of them (its record and report stand for the
+    release). A part after the first writes its release and state only, and returns as its record the little
+    the first part's needs of it (its rows and formula-like cells).
     """
     import warnings
 

@@ -2,8 +2,9 @@
 
 Rows go to parts by a keyed draw, one block of :data:`PART_BLOCK` rows at a time, so whoever reads a part
 needs the key and the row count, never a permutation of every row. The assignment is key material (the
-owner recomputes it from the state to put the release back in the original order); without it, a released
-row says nothing about which part, let alone which record, it came from.
+owner recomputes it from the state to put the release back in the original order): the released rows come
+part after part, so which part a released row came from is public, but without the key no one can tell
+which records went to which part.
 
 Each part is a release of its own rows by the chosen candidate with its own draws (part 1 with the key's
 own, the others with draws derived from it), written by the worker that read it. This machine streams the
@@ -116,16 +117,18 @@ def _concat_parquet(pieces: Sequence[Path], f: Any) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    files = [pq.ParquetFile(p) for p in pieces]
+    from ppdm.utils.memory import give_back
+
     # a column can come out of one part as integers and of another (with a gap) as decimals: the release
     # takes the type that holds both
-    schema = pa.unify_schemas([pf.schema_arrow.remove_metadata() for pf in files], promote_options="permissive")
+    schema = pa.unify_schemas([pq.read_schema(p).remove_metadata() for p in pieces], promote_options="permissive")
     coded = [field.name for field in schema if not pa.types.is_floating(field.type)]
     with pq.ParquetWriter(f, schema, use_dictionary=coded) as writer:
-        for pf in files:
-            for i in range(pf.num_row_groups):
-                table = pf.read_row_group(i).replace_schema_metadata(None)
-                writer.write_table(table.cast(schema))
+        for p in pieces:  # one part open at a time, its buffers handed back before the next
+            with pq.ParquetFile(p) as pf:
+                for i in range(pf.num_row_groups):
+                    writer.write_table(pf.read_row_group(i).replace_schema_metadata(None).cast(schema))
+            give_back()
 
 
 def merge_states(pieces: Sequence[Path], out: Path, parts: dict[str, Any]) -> None:
@@ -149,5 +152,6 @@ def describe(parts: int, sizes: Sequence[int]) -> dict[str, Any]:
     return {"count": int(parts), "rows": [int(s) for s in sizes], "block": PART_BLOCK,
             "assignment": f"each row to a part by a keyed draw (blocks of {PART_BLOCK:,} rows); the assignment "
                           "is in the state file only",
-            "measured_on": "part 1: the sweep, the record's scores, figures and fidelity; each other part is a "
-                           "release of its own rows by the chosen candidate with its own draws"}
+            "measured_on": "part 1: the sweep, the record's scores, figures and fidelity, and the input's "
+                           "fingerprint (its design's); each other part is a release of its own rows by the chosen "
+                           "candidate with its own draws"}
