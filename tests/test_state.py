@@ -53,3 +53,26 @@ def test_tampered_truncated_and_pickled(tmp_path: Path) -> None:
     other.write_text("hello")
     with pytest.raises(StateError, match="not a ppdm state"):
         load_state(other)
+
+
+def test_states_copied_into_one_keep_their_arrays_and_refuse_a_damaged_one(tmp_path: Path) -> None:
+    from ppdm.state import copy_states, verify_state
+
+    a, b = tmp_path / "a.state", tmp_path / "b.state"
+    save_state(a, "release", {"method": "noise"}, {"v": np.arange(5.0), "order": np.array([2, 0, 1])})
+    save_state(b, "release", {"method": "noise"}, {"v": np.ones(4)})
+    both = tmp_path / "both.state"
+    copy_states(both, "release", {"method": "noise", "parts": {"count": 2}},
+                [(a, "v", "v"), (a, "order", "order"), (b, "v", "part1.v")])
+    header = verify_state(both, "release")
+    assert header["parts"] == {"count": 2} and stat.S_IMODE(os.stat(both).st_mode) == 0o600
+    _, arrays = load_state(both, "release")
+    assert np.array_equal(arrays["v"], np.arange(5.0)) and np.array_equal(arrays["part1.v"], np.ones(4))
+    assert np.array_equal(arrays["order"], [2, 0, 1])
+    # a part whose array was damaged is not copied into a state that would pass for whole
+    data = bytearray(b.read_bytes())
+    data[data.find(np.ones(1).tobytes())] ^= 0xFF
+    b.write_bytes(bytes(data))
+    with pytest.raises(StateError, match="checksum"):
+        copy_states(tmp_path / "bad.state", "release", {}, [(a, "v", "v"), (b, "v", "part1.v")])
+    assert not (tmp_path / "bad.state").exists()

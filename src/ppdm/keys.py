@@ -136,6 +136,12 @@ class Identity:
         return cls(np.asarray(arrays["identity.order"], dtype=np.int64), kept)
 
 
+def warn_keep_ids(stacklevel: int = 3) -> None:
+    warnings.warn("--keep-ids publishes the original ids in the original row order: every row is linkable to its "
+                  "record; use it only for releases that stay inside the organisation", PrivacyWarning,
+                  stacklevel=stacklevel)
+
+
 def hide_identity(frame: pd.DataFrame, id_column: str | None, key: ReleaseKey, *, keep_ids: bool = False,
                   stream: tuple[int, ...] = (), in_order: bool = False) -> tuple[pd.DataFrame, Identity]:
     """Shuffle the released rows and replace the ids by keyed pseudonyms (unless ``keep_ids``).
@@ -146,9 +152,7 @@ def hide_identity(frame: pd.DataFrame, id_column: str | None, key: ReleaseKey, *
     """
     n = len(frame)
     if keep_ids:
-        warnings.warn("--keep-ids publishes the original ids in the original row order: every row is linkable to its "
-                      "record; use it only for releases that stay inside the organisation", PrivacyWarning,
-                      stacklevel=3)
+        warn_keep_ids(stacklevel=4)
         return frame, Identity(np.arange(n, dtype=np.int64), kept=True)
     order = release_order(key, n, stream=stream)
     out = frame if in_order else _rows_in_order(frame, order)

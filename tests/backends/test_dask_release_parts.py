@@ -214,3 +214,31 @@ def test_a_whole_table_with_a_repeated_id_is_refused_as_a_numeric_one(tmp_path: 
     with pytest.raises(InputError, match="--id column 'pid' has 1 duplicate value"):
         release(df, output_dir=tmp_path / "out", id="pid", label="y", use_cache=False, progress=False)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.dask
+def test_a_release_by_parts_with_kept_ids_comes_back_in_the_original_order(
+        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from ppdm.flow.artifacts import align_with_state
+    from ppdm.release import load_config, release, scale
+
+    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
+    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
+    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 600)
+    df = make_table(n=2600, m=3).drop(columns=["site"])
+    src = tmp_path / "table.parquet"
+    df.to_parquet(src, index=False)
+    cfg = load_config(None, {"methods": [{"method": "noise", "grid": {"scale": [1.0]}}], "threat": "population",
+                             "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
+    with pytest.warns(Warning, match="--keep-ids"):
+        rec = release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False,
+                      progress=False, backend="dask", scheduler=client.scheduler.address, part_rows=1000,
+                      keep_ids=True).record
+    assert rec["parts"]["count"] == 3 and "within each part" in rec["identity"]["layout"]
+    released = pd.read_csv(tmp_path / "out" / "release.csv")
+    assert sorted(released["pid"]) == sorted(df["pid"])  # the ids as they were, rows part after part
+    assert not released["pid"].equals(df["pid"])
+    for id in ("pid", None):
+        back = align_with_state(df, released, tmp_path / "out" / "release.state", id)
+        assert np.array_equal(back["pid"].to_numpy(), df["pid"].to_numpy())
+        assert np.array_equal(back["y"].to_numpy(), df["y"].to_numpy())

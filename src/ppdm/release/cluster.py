@@ -251,7 +251,7 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
     from ppdm.data.io import dir_mode, text_columns
     from ppdm.data.schema import check_named
     from ppdm.exceptions import InputError
-    from ppdm.keys import MECHANISM_STREAM, assignment_entropy, part_sizes, warn_known
+    from ppdm.keys import MECHANISM_STREAM, assignment_entropy, part_sizes, warn_keep_ids, warn_known
     from ppdm.release.outputs import ReleaseResult, replace_dir
     from ppdm.release.parts import PART_ROWS, part_count
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
@@ -286,6 +286,8 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         if rows <= SCREEN_ABOVE and sizes is None:
             return None  # swept on every row here (the worker's copy goes in the finally below)
         warn_known(key)
+        if keep_ids:
+            warn_keep_ids()  # here, where the user sees it (the worker that writes the release warns in its log)
         cfg = facts["cfg"]
         # from here on every worker checks that it reads the table the profile read (each other part, that
         # its columns are the first part's)
