@@ -242,3 +242,29 @@ def test_a_release_by_parts_with_kept_ids_comes_back_in_the_original_order(
         back = align_with_state(df, released, tmp_path / "out" / "release.state", id)
         assert np.array_equal(back["pid"].to_numpy(), df["pid"].to_numpy())
         assert np.array_equal(back["y"].to_numpy(), df["y"].to_numpy())
+
+
+@pytest.mark.dask
+def test_a_part_that_reads_a_column_otherwise_stops_the_release_with_that_column(
+        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from ppdm.exceptions import InputError
+    from ppdm.keys import assignment_entropy, part_rows, release_key
+    from ppdm.release import load_config, release, scale
+
+    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
+    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
+    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 600)
+    df = make_table(n=3000, m=3)
+    # 'z' has values in the first part only: the second part finds it empty (dropped), the first perturbs it
+    df["z"] = np.nan
+    first = part_rows(assignment_entropy(release_key(5)), 3, 3000, 0)
+    df.loc[first, "z"] = np.arange(len(first), dtype=float)
+    src = tmp_path / "table.parquet"
+    df.to_parquet(src, index=False)
+    cfg = load_config(None, {"methods": [{"method": "mdav", "grid": {"k": [20]}}], "threat": "population",
+                             "seed": 5, "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
+    with pytest.raises(InputError, match=r"part [23] of the table has other column types or roles than its first "
+                                         r"part \(column 'z'"):
+        release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False, progress=False,
+                backend="dask", scheduler=client.scheduler.address, part_rows=1200)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.parquet"]  # nothing written, no temporary left

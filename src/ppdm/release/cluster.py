@@ -332,18 +332,24 @@ def _release_parts(client: Any, progress: bool, table: TableOnWorkers, sizes: li
     ``tmp``; the record."""
     from distributed import as_completed
 
+    from ppdm.data.io import dir_mode
     from ppdm.release.parts import concat_releases, describe, merge_states
 
     dirs = [tmp / f"part-{j + 1}" for j in range(len(sizes))]
     for d in dirs:
-        d.mkdir(mode=0o700)  # a part's release and state, owner-only until they are one
+        d.mkdir()
+        os.chmod(d, dir_mode())  # as the directory around it (the workers write there); each state is owner-only
     later = [client.submit(write_release, replace(table, part=j, rows=sizes[j], fingerprint=None), str(dirs[j]),
                            str(out), *args, pure=False) for j in range(1, len(sizes))]
     others = []
-    with _counting(progress, f"releasing parts 2-{len(sizes)} on the workers", len(later)) as done:
-        for future in as_completed(later):
-            others.append(future.result())
-            done()
+    try:
+        with _counting(progress, f"releasing parts 2-{len(sizes)} on the workers", len(later)) as done:
+            for future in as_completed(later):
+                others.append(future.result())
+                done()
+    except BaseException:
+        client.cancel(later)  # a part that failed (or an interrupt) stops the others: nothing will be published
+        raise
     info = describe(len(sizes), sizes)
     elsewhere: dict[str, int] = {}
     for r in others:
