@@ -61,9 +61,16 @@ def test_part_rows_needs_the_dask_backend_and_a_part_worth_screening(tmp_path: P
     df = make_table(n=50, m=3)
     with pytest.raises(ParameterError, match="add --backend dask"):
         release(df, output_dir=tmp_path / "a", part_rows=1_000_000)
+    src = tmp_path / "t.parquet"
+    df.to_parquet(src, index=False)
     with pytest.raises(ParameterError, match="--part-rows must be an integer of at least 40,000"):
-        release(df, output_dir=tmp_path / "b", part_rows=1000, backend="dask")
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+        release(src, output_dir=tmp_path / "b", part_rows=1000, backend="dask")
+    # a frame or a text file is not cut into parts: asked for, that is an error, not a silent whole release
+    for source in (df, tmp_path / "t.csv"):
+        df.to_csv(tmp_path / "t.csv", index=False)
+        with pytest.raises(ParameterError, match="--part-rows cuts a Parquet input"):
+            release(source, output_dir=tmp_path / "c", part_rows=100_000, backend="dask")
+    assert not any((tmp_path / d).exists() for d in "abc")
 
 
 def test_a_part_whose_columns_differ_from_the_first_is_refused(tmp_path: Path) -> None:

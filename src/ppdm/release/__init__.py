@@ -64,13 +64,17 @@ def _recover(out: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _check_part_rows(part_rows: int | None, backend: str, screen_above: int) -> None:
+def _check_part_rows(part_rows: int | None, backend: str, screen_above: int, source: object) -> None:
     from ppdm.exceptions import ParameterError
+    from ppdm.release.source import parquet_files
 
     if part_rows is None:
         return
     if backend != "dask":
         raise ParameterError("--part-rows cuts a table for a Dask cluster's workers; add --backend dask")
+    if parquet_files(source) is None:
+        raise ParameterError("--part-rows cuts a Parquet input (a file or a directory of them), which the workers "
+                             "read a part each; convert the table to Parquet, or leave --part-rows out")
     if isinstance(part_rows, bool) or not isinstance(part_rows, int) or part_rows < 2 * screen_above:
         raise ParameterError(f"--part-rows must be an integer of at least {2 * screen_above:,} (each part is "
                              f"screened on a sample, as a table of more than {screen_above:,} rows); got {part_rows}")
@@ -133,7 +137,7 @@ def _release(
     from ppdm.release.table import TableSpec, prepare_table
 
     cfg = config or default_config()
-    _check_part_rows(part_rows, backend, SCREEN_ABOVE)
+    _check_part_rows(part_rows, backend, SCREEN_ABOVE, source)
     out = Path(output_dir)
     inputs = [Path(source)] if isinstance(source, (str, os.PathLike)) else []
     _check_output_dir(out, inputs, force)
