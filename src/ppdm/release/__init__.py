@@ -152,7 +152,9 @@ def _release(
 
         rows = parquet_rows(source) if where is not None else None
         text = text_table(source) if where is not None and rows is None else None
-        if (rows or 0) > ONE_FINALIST_ABOVE or (text is not None and estimated_text_rows(text) > ONE_FINALIST_ABOVE):
+        # a Parquet input of more rows than --part-rows asks for is released by parts, however small
+        large = ONE_FINALIST_ABOVE if part_rows is None else min(ONE_FINALIST_ABOVE, part_rows)
+        if (rows or 0) > large or (text is not None and estimated_text_rows(text) > ONE_FINALIST_ABOVE):
             # a large Parquet or text input on a cluster: its workers read it, sweep and write; this machine
             # holds samples and scores only (a text table's rows are counted by the worker that reads it)
             from ppdm.release.cluster import release_on_cluster
