@@ -3,6 +3,7 @@ is read and released by one worker, and the parts come back as one release and o
 
 from __future__ import annotations
 
+import decimal
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -40,7 +41,8 @@ def test_a_part_read_from_parquet_is_those_rows_of_the_whole_table(tmp_path: Pat
     n = 70_000  # past a block of rows, over two files of small row groups
     df = pd.DataFrame({"i": rng.integers(0, 100, n), "f": rng.normal(size=n),
                        "s": rng.choice(["a", "b", None], n), "b": rng.random(n) < 0.5,
-                       "d": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 999, n), "D")})
+                       "d": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 999, n), "D"),
+                       "money": [decimal.Decimal(int(v)) / 100 for v in rng.integers(0, 10**6, n)]})
     df.loc[rng.choice(n, 50, replace=False), "f"] = np.nan
     folder = tmp_path / "t"
     folder.mkdir()

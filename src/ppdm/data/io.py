@@ -24,7 +24,7 @@ from ppdm.exceptions import InputError, OutputError
 
 __all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs",
            "text_columns", "output_lock", "file_mode", "dir_mode", "current_umask", "is_stream", "publish_together",
-           "parquet_data_columns"]
+           "parquet_data_columns", "read_parquet_rows"]
 
 _TEXT_FORMATS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 _PARQUET = {".parquet", ".pq"}
@@ -132,9 +132,17 @@ def _check_input_size(files: Sequence[Path]) -> None:
                  "read a sample of the rows first, or use --backend dask (reads partition by partition)")
 
 
-def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
+def read_parquet_rows(files: Sequence[Path], rows: np.ndarray, n_rows: int) -> pd.DataFrame:
+    """The frame :func:`read_table` reads from Parquet ``files``, of ``rows`` only (0-based and increasing over
+    the files in order), read a column and a batch at a time: one part of a table no one holds whole.
+    ``n_rows``: the rows the files held when they were counted (a file changed since is refused)."""
+    return _read_parquet(files, rows, n_rows)
+
+
+def _read_parquet(files: Sequence[Path], rows: np.ndarray | None = None, n_rows: int | None = None) -> pd.DataFrame:
     """A column at a time: the frame's columns are its own buffers (no consolidated copy), and Arrow's
-    decoded column is handed back before the next is read, so reading holds about one table, not three."""
+    decoded column is handed back before the next is read, so reading holds about one table, not three
+    (with ``rows``, see :func:`read_parquet_rows`: the rows kept and one batch)."""
     import pyarrow.parquet as pq
 
     from ppdm.utils.memory import give_back
@@ -142,15 +150,24 @@ def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
     try:
         sources = [pq.ParquetFile(f) for f in files]
         names = [parquet_data_columns(pf) for pf in sources]
+        counts = [pf.metadata.num_rows for pf in sources]
     except Exception as e:  # pyarrow raises many types for damaged files
         raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
     for f, cols in zip(files, names, strict=True):
         if cols != names[0]:
             raise InputError(f"Parquet file '{f.name}' has other columns than '{files[0].name}'; use one schema")
+    kept: list[np.ndarray | None] = [None] * len(files)
+    if rows is not None:
+        if n_rows is not None and sum(counts) != n_rows:
+            raise InputError("the Parquet input changed while it was released (its rows differ from what its "
+                             "footers said); release a copy that stays put")
+        starts = np.cumsum([0, *counts[:-1]])
+        kept = [rows[(rows >= s) & (rows < s + k)] - s for s, k in zip(starts, counts, strict=True)]
     columns: dict[str, pd.Series] = {}
     try:
         for c in names[0]:
-            parts = [pf.read(columns=[c], use_pandas_metadata=False).to_pandas()[c] for pf in sources]
+            parts = [(pf.read(columns=[c], use_pandas_metadata=False) if mine is None else _rows_of(pf, c, mine))
+                     .to_pandas()[c] for pf, mine in zip(sources, kept, strict=True)]
             columns[str(c)] = (pd.concat(parts, ignore_index=True) if len(parts) > 1
                                else parts[0].reset_index(drop=True))
             del parts
@@ -160,6 +177,23 @@ def _read_parquet(files: Sequence[Path]) -> pd.DataFrame:
         raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
     df = pd.DataFrame(columns, copy=False)
     return _check_rows(df, files[0].name)
+
+
+#: rows of one column read from a Parquet file at a time when only some are kept
+_PARQUET_BATCH = 65_536
+
+
+def _rows_of(pf: Any, column: str, rows: np.ndarray) -> Any:
+    """The Arrow table of ``column``'s ``rows`` (increasing) in one Parquet file, a batch at a time."""
+    import pyarrow as pa
+
+    chunks, at = [], 0
+    for batch in pf.iter_batches(batch_size=_PARQUET_BATCH, columns=[column], use_pandas_metadata=False):
+        lo, hi = np.searchsorted(rows, [at, at + batch.num_rows])
+        if hi > lo:
+            chunks.append(batch.take(pa.array(rows[lo:hi] - at)))
+        at += batch.num_rows
+    return pa.Table.from_batches(chunks) if chunks else pf.schema_arrow.empty_table().select([column])
 
 
 def parquet_data_columns(pf: Any) -> list[str]:

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 __all__ = ["PART_ROWS", "concat_releases", "describe", "merge_states", "part_count", "read_part"]
@@ -36,53 +35,10 @@ def read_part(files: Sequence[Path], entropy: int, parts: int, n: int, part: int
     """The rows of ``part`` read from Parquet ``files``, a column and a batch at a time: the reader holds the
     part and one batch of one column, never the whole table. The frame is what reading the whole table and
     keeping the part's rows gives."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from ppdm.data.io import read_parquet_rows
+    from ppdm.keys import part_rows
 
-    from ppdm.data.io import check_columns, parquet_data_columns
-    from ppdm.exceptions import InputError
-    from ppdm.keys import PART_BLOCK, part_rows
-    from ppdm.utils.memory import give_back
-
-    rows = part_rows(entropy, parts, n, part)
-    try:
-        sources = [pq.ParquetFile(f) for f in files]
-        names = [parquet_data_columns(pf) for pf in sources]
-        counts = [pf.metadata.num_rows for pf in sources]
-    except Exception as e:  # noqa: BLE001 (pyarrow raises many types for damaged files)
-        raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
-    if sum(counts) != n or any(c != names[0] for c in names):
-        raise InputError("the Parquet input changed while it was released (its rows or columns differ from what "
-                         "its footers said); release a copy that stays put")
-    check_columns(list(map(str, names[0])), Path(files[0]).name)
-    columns: dict[str, pd.Series] = {}
-    try:
-        for c in names[0]:
-            pieces = []
-            offset = 0
-            for pf, count in zip(sources, counts, strict=True):
-                mine = rows[(rows >= offset) & (rows < offset + count)] - offset
-                chunks, at = [], 0
-                for batch in pf.iter_batches(batch_size=PART_BLOCK, columns=[c], use_pandas_metadata=False):
-                    lo, hi = np.searchsorted(mine, [at, at + batch.num_rows])
-                    if hi > lo:
-                        chunks.append(batch.take(pa.array(mine[lo:hi] - at)))
-                    at += batch.num_rows
-                table = (pa.Table.from_batches(chunks) if chunks else
-                         pf.schema_arrow.empty_table().select([c]))
-                pieces.append(table.to_pandas()[c])
-                offset += count
-                del chunks, table
-            columns[str(c)] = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0]
-            del pieces
-            give_back()
-    except InputError:
-        raise
-    except Exception as e:  # noqa: BLE001 (a damaged column or page)
-        raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
-    df = pd.DataFrame(columns, copy=False)
-    df.index = pd.RangeIndex(len(df))
-    return df
+    return read_parquet_rows(files, part_rows(entropy, parts, n, part), n)
 
 
 def concat_releases(pieces: Sequence[Path], out: Path, fmt: str) -> int:
