@@ -57,16 +57,14 @@ class ReleaseKey:
         """
         if self.known and number == MECHANISM_STREAM:
             return self.entropy
-        words = np.random.SeedSequence(self.entropy, spawn_key=(number,)).generate_state(4, np.uint32)
-        return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+        return _sub_seed(self.entropy, (number,))
 
     def part_seed(self, part: int) -> int:
         """The mechanism's seed for part ``part`` of a release by parts: the first part's is :meth:`seed`'s,
         every other part's is a sub-stream of its own (so a part's draws tell nothing of another's)."""
         if part == 0:
             return self.seed(MECHANISM_STREAM)
-        words = np.random.SeedSequence(self.entropy, spawn_key=(MECHANISM_STREAM, 1, part)).generate_state(4, np.uint32)
-        return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+        return _sub_seed(self.entropy, (MECHANISM_STREAM, 1, part))
 
     def describe(self) -> dict[str, object]:
         """What a record may say about the key (never the key itself)."""
@@ -75,6 +73,12 @@ class ReleaseKey:
                     "undoable": "anyone who knows or guesses the seed can regenerate the random draws and undo "
                                 "the release"}
         return {"source": "operating-system entropy (128 bits), kept only in the state file", "seed_known": False}
+
+
+def _sub_seed(entropy: int, spawn_key: tuple[int, ...]) -> int:
+    """A 128-bit integer seed of the sub-stream ``spawn_key`` of ``entropy``."""
+    words = np.random.SeedSequence(entropy, spawn_key=spawn_key).generate_state(4, np.uint32)
+    return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
 
 
 def release_key(seed: object = None) -> ReleaseKey:
@@ -221,8 +225,7 @@ PART_BLOCK = 65_536
 
 def assignment_entropy(key: ReleaseKey) -> int:
     """The entropy of the rows' assignment to parts: a sub-stream of the release key (key material)."""
-    words = np.random.SeedSequence(key.entropy, spawn_key=(IDENTITY_STREAM, 2)).generate_state(4, np.uint32)
-    return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+    return _sub_seed(key.entropy, (IDENTITY_STREAM, 2))
 
 
 def _part_block(entropy: int, parts: int, b: int) -> np.ndarray:
@@ -256,11 +259,19 @@ def part_identity(header: dict[str, Any], arrays: dict[str, np.ndarray], key: Re
     part's released order, part after part."""
     info = header["parts"]
     parts, n = int(info["count"]), int(sum(info["rows"]))
-    entropy = assignment_entropy(key)
     out = []
-    for j in range(parts):
-        rows = part_rows(entropy, parts, n, j)
-        name = "identity.order" if j == 0 else f"part{j}.identity.order"
-        order = arrays.get(name)
+    # every part's rows from one pass over the blocks' draws (not one pass per part)
+    for j, rows in enumerate(_rows_by_part(assignment_entropy(key), parts, n)):
+        order = arrays.get("identity.order" if j == 0 else f"part{j}.identity.order")
         out.append(rows if order is None else rows[order])
     return np.concatenate(out)
+
+
+def _rows_by_part(entropy: int, parts: int, n: int) -> list[np.ndarray]:
+    """Each part's rows (0-based, increasing), as :func:`part_rows` gives them, all in one pass."""
+    found: list[list[np.ndarray]] = [[] for _ in range(parts)]
+    for start, a in _parts_assigned(entropy, parts, n):
+        bounds = np.cumsum(np.bincount(a, minlength=parts))[:-1]
+        for j, rows in enumerate(np.split(start + np.argsort(a, kind="stable"), bounds)):
+            found[j].append(rows)
+    return [np.concatenate(f).astype(np.int64) if f else np.zeros(0, dtype=np.int64) for f in found]

@@ -15,6 +15,30 @@ import pytest
 from tests.backends.conftest import make_table
 
 
+@pytest.fixture
+def small_screens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables of a few thousand rows screened on samples as large ones are (parts of 1,000-1,200 rows)."""
+    from ppdm.release import scale
+
+    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
+    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
+
+
+def _refused_by_parts(tmp_path: Path, client, df: pd.DataFrame, match: str) -> None:  # type: ignore[no-untyped-def]
+    """A release by parts of ``df`` (3 parts, key seed 5) stops with ``match`` and leaves nothing behind."""
+    from ppdm.exceptions import InputError
+    from ppdm.release import load_config, release
+
+    src = tmp_path / "table.parquet"
+    df.to_parquet(src, index=False)
+    cfg = load_config(None, {"methods": [{"method": "mdav", "grid": {"k": [20]}}], "threat": "population",
+                             "seed": 5, "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
+    with pytest.raises(InputError, match=match):
+        release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False, progress=False,
+                backend="dask", scheduler=client.scheduler.address, part_rows=1200)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.parquet"]  # nothing written, no temporary left
+
+
 def test_the_keyed_parts_cut_every_row_once_across_blocks() -> None:
     from ppdm.keys import PART_BLOCK, part_rows, part_sizes
 
@@ -102,18 +126,15 @@ def test_a_part_whose_columns_differ_from_the_first_is_refused(tmp_path: Path) -
 
 @pytest.mark.dask
 def test_a_release_by_parts_is_each_part_released_by_a_worker_and_streamed_into_one(
-        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, client, small_screens: None) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("distributed")
     from distributed import get_task_stream
 
     from ppdm.flow.artifacts import align_with_state
     from ppdm.keys import assignment_entropy, part_rows, release_key
-    from ppdm.release import load_config, release, scale
+    from ppdm.release import load_config, release
     from ppdm.state import read_header, verify_state
 
-    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
-    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
-    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 600)
     df = make_table(n=3000, m=5).drop(columns=["site"])
     src = tmp_path / "table.parquet"
     df.to_parquet(src, index=False)
@@ -191,27 +212,15 @@ def test_part_rows_without_dask_is_one_line_and_exit_2_at_the_command_line(tmp_p
 
 @pytest.mark.dask
 def test_an_id_repeated_in_two_parts_is_refused_and_nothing_is_written(
-        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from ppdm.exceptions import InputError
+        tmp_path: Path, client, small_screens: None) -> None:  # type: ignore[no-untyped-def]
     from ppdm.keys import assignment_entropy, part_rows, release_key
-    from ppdm.release import load_config, release, scale
 
-    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
-    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
-    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 600)
     df = make_table(n=3000, m=4)  # with a text column: released whole
     entropy = assignment_entropy(release_key(5))
     # the first row of the second part takes the id of the first row of the first: each part alone is fine
     first, second = part_rows(entropy, 3, 3000, 0)[0], part_rows(entropy, 3, 3000, 1)[0]
     df.loc[second, "pid"] = df.loc[first, "pid"]
-    src = tmp_path / "table.parquet"
-    df.to_parquet(src, index=False)
-    cfg = load_config(None, {"methods": [{"method": "mdav", "grid": {"k": [20]}}], "threat": "population",
-                             "seed": 5, "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
-    with pytest.raises(InputError, match="--id column 'pid' has 1 duplicate value"):
-        release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False, progress=False,
-                backend="dask", scheduler=client.scheduler.address, part_rows=1200)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.parquet"]  # nothing written, no temporary left
+    _refused_by_parts(tmp_path, client, df, "--id column 'pid' has 1 duplicate value")
 
 
 def test_a_whole_table_with_a_repeated_id_is_refused_as_a_numeric_one(tmp_path: Path) -> None:
@@ -227,12 +236,10 @@ def test_a_whole_table_with_a_repeated_id_is_refused_as_a_numeric_one(tmp_path: 
 
 @pytest.mark.dask
 def test_a_release_by_parts_with_kept_ids_comes_back_in_the_original_order(
-        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, client, small_screens: None) -> None:  # type: ignore[no-untyped-def]
     from ppdm.flow.artifacts import align_with_state
-    from ppdm.release import load_config, release, scale
+    from ppdm.release import load_config, release
 
-    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
-    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
     # 2,600 rows are far below the 200,000 above which a cluster reads a table itself: asked for parts of
     # 1,000 rows, it is released by parts all the same
     df = make_table(n=2600, m=3).drop(columns=["site"])
@@ -256,25 +263,13 @@ def test_a_release_by_parts_with_kept_ids_comes_back_in_the_original_order(
 
 @pytest.mark.dask
 def test_a_part_that_reads_a_column_otherwise_stops_the_release_with_that_column(
-        tmp_path: Path, client, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from ppdm.exceptions import InputError
+        tmp_path: Path, client, small_screens: None) -> None:  # type: ignore[no-untyped-def]
     from ppdm.keys import assignment_entropy, part_rows, release_key
-    from ppdm.release import load_config, release, scale
 
-    monkeypatch.setattr(scale, "SCREEN_ABOVE", 500)
-    monkeypatch.setattr(scale, "SCREEN_ROWS", 300)
-    monkeypatch.setattr(scale, "ONE_FINALIST_ABOVE", 600)
     df = make_table(n=3000, m=3)
     # 'z' has values in the first part only: the second part finds it empty (dropped), the first perturbs it
     df["z"] = np.nan
     first = part_rows(assignment_entropy(release_key(5)), 3, 3000, 0)
     df.loc[first, "z"] = np.arange(len(first), dtype=float)
-    src = tmp_path / "table.parquet"
-    df.to_parquet(src, index=False)
-    cfg = load_config(None, {"methods": [{"method": "mdav", "grid": {"k": [20]}}], "threat": "population",
-                             "seed": 5, "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
-    with pytest.raises(InputError, match=r"part [23] of the table has other column types or roles than its first "
-                                         r"part \(column 'z'"):
-        release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False, progress=False,
-                backend="dask", scheduler=client.scheduler.address, part_rows=1200)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.parquet"]  # nothing written, no temporary left
+    _refused_by_parts(tmp_path, client, df, r"part [23] of the table has other column types or roles than its "
+                                            r"first part \(column 'z'")
