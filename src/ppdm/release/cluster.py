@@ -364,10 +364,7 @@ def _release_parts(client: Any, progress: bool, table: TableOnWorkers, sizes: li
         from ppdm.data.schema import check_unique_ids
 
         checks = [client.submit(repeated_ids, [str(d) for d in dirs], b, pure=False) for b in range(len(sizes))]
-        check_unique_ids(None, table.spec.id, sum(client.gather(checks)))
-        for d in dirs:
-            for f in d.glob("ids.*.npy"):
-                f.unlink()
+        check_unique_ids(None, table.spec.id, sum(client.gather(checks)))  # the buckets go with the parts' dirs
     concat_releases([d / f"release.{fmt}" for d in dirs], tmp / f"release.{fmt}", fmt)
     merge_states([d / "release.state" for d in dirs], tmp / "release.state",
                  {k: v for k, v in info.items() if k in ("count", "rows", "block")})
