@@ -10,7 +10,8 @@ standardising the release with its own statistics shrinks noisy rows towards the
   the centre keeps (isometry invariant);
 * ``profile``: each record's sorted distances to its k nearest other records, kept by every isometry;
 * ``assignment``: one-to-one matching (each released row to a different record) minimising the total
-  squared distance, which stops many released rows from claiming the same record;
+  squared distance, which stops many released rows from claiming the same record (on a sparse graph of
+  each row's near records: :mod:`ppdm.attacks._matching`);
 * ``mixed``: exact match on the released categorical columns (and the label) that pass through, then the
   nearest record in population z-scores among those sharing the combination: every column that reaches
   the release is part of what the attacker sees.
@@ -26,13 +27,12 @@ from typing import Any
 import numpy as np
 
 from ppdm.attacks._linkage import POOL_BLOCK  # rows of the attacker's pool put into z-scores at a time
+from ppdm.attacks._matching import one_to_one
 from ppdm.utils.neighbors import nearest_neighbors
 from ppdm.utils.rows import row_dtype
 
 __all__ = ["population_linkage", "combination_codes", "uniqueness"]
 
-#: one-to-one matching solves a dense targets x records cost matrix: at most this many cells
-MAX_ASSIGNMENT_CELLS = 9_000_000
 #: the k-NN distance profile compares every record with its nearest others: rows beyond this are sampled
 MAX_PROFILE_ROWS = 50_000
 PROFILE_K = 10
@@ -277,20 +277,13 @@ def population_linkage(
         if published.get("method") == "mult-noise" and published.get("preprocess") == "zscore":
             sigma = float(published.get("params", {}).get("sigma", 0.1))
             rates["multiplicative"] = _rate(_multiplicative_pick(pz, Zt, sigma), where)
-        cells = len(tgt) * n_pool
-        if cells <= MAX_ASSIGNMENT_CELLS:
-            from scipy.optimize import linear_sum_assignment
-
-            perm = rng.permutation(len(tgt))  # hide the release's row order from the solver
-            Zp, Za = Zt[perm], pz.whole()  # a small pool: at most the cells above
-            cost = (Zp ** 2).sum(1)[:, None] - 2.0 * Zp @ Za.T + (Za ** 2).sum(1)[None, :]
-            r, c = linear_sum_assignment(cost)
-            pick = np.full(len(tgt), -1, dtype=np.int64)
-            pick[perm[r]] = c
-            rates["assignment"] = _rate(pick, where)
+        # one-to-one matching (exact on a small table, on each row's near records beyond), for a pool held whole
+        if n_pool <= MAX_PROFILE_ROWS:
+            pick, how = one_to_one(Zt, pz.whole(), rng)
+            rates["assignment"] = _rate(np.where(finite, pick, -1), where)
+            details["assignment"] = how
         else:
-            details["assignment"] = (f"not run: {len(tgt)} targets x {n_pool} records exceed "
-                                     f"{MAX_ASSIGNMENT_CELLS:,} cells")
+            details["assignment"] = f"not run: a pool of {n_pool:,} records is beyond the matching's graph"
     elif n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
         # a release with its own columns (an embedding): only distances compare, each table in units of its
         # own median nearest-neighbour distance
