@@ -44,7 +44,7 @@ def test_row_numbers_take_32_bits_while_they_fit() -> None:
 
 
 def test_held_out_rows_are_32_bit_row_numbers() -> None:
-    from ppdm.release.evaluate import holdout_split
+    from ppdm.release.utility import holdout_split
 
     y = np.repeat(["a", "b", "c"], 400)
     train, test = holdout_split(y, seed=0)

@@ -7,7 +7,11 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 
-from ppdm.release.evaluate import TSTR_MAX_FOLDS, holdout_folds, holdout_split, pooled, score_candidate
+from ppdm.release.config import Policy
+from ppdm.release.first_pass import first_pass
+from ppdm.release.full_battery import full_battery
+from ppdm.release.trial import SweepTable
+from ppdm.release.utility import TSTR_MAX_FOLDS, holdout_folds, holdout_split, pooled
 
 
 def _labels(n: int, shares: tuple[float, ...] = (0.7, 0.3), seed: int = 0) -> np.ndarray:
@@ -66,8 +70,11 @@ def test_a_candidate_is_scored_on_every_fold() -> None:
     X = rng.normal(size=(n, 4)) + (y == "1")[:, None] * np.array([1.0, 0.5, 0.0, 0.0])
     folds = holdout_folds(y, seed=0)
     assert folds is not None and len(folds) == 5
-    res = score_candidate(X, y, "noise", {"scale": 0.0}, preprocess="none", threat="population", seed=0,
-                          key_seed=1, holdout=folds[0], more_folds=folds[1:])
+    table = SweepTable(X=X, y=y, codec=None, shown=None, folds=folds, columns=[f"x{j}" for j in range(4)],
+                       preprocess="none", threat="population", seed=0, key_seed=1,
+                       policy=Policy(max_reidentification=1.0, max_within_5pct=1.0))
+    first = first_pass(table, "noise", {"scale": 0.0})
+    res = full_battery(table, "noise", {"scale": 0.0}, first)
     right_lr = right_knn = 0
     for tr, te in folds:
         mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0, ddof=1)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppdm.release import evaluate
-from ppdm.release.evaluate import stratified_sample, utility_scores
+from ppdm.release import utility as evaluate
+from ppdm.release.utility import stratified_sample, utility_scores
 
 
 def test_a_stratified_sample_keeps_class_shares_and_repeats_with_its_seed() -> None:

@@ -12,9 +12,10 @@ from scipy.stats import binomtest
 from ppdm.attacks import run_attacks_named
 from ppdm.attacks._linkage import linkage_rates
 from ppdm.release import release, scale
-from ppdm.release.evaluate import binomial_interval, holdout_split, risk_of
+from ppdm.release.risk import binomial_interval, risk_of
 from ppdm.release.scale import score_at_scale
 from ppdm.release.select import choose
+from ppdm.release.utility import holdout_split
 
 
 def _table(n: int, m: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -143,25 +144,32 @@ def test_a_large_table_is_screened_then_confirmed(tmp_path, monkeypatch) -> None
     assert all(not c["verdict"].startswith("screened") for c in rec["candidates"] if c["chosen"])
 
 
-def test_screening_stops_at_linkage_for_a_candidate_that_breaks_the_policy() -> None:
-    from ppdm.release.evaluate import score_candidate
+def test_the_first_pass_stops_at_linkage_for_a_candidate_that_breaks_the_policy() -> None:
+    from ppdm.release.config import Policy
+    from ppdm.release.first_pass import first_pass
+    from ppdm.release.full_battery import full_battery
+    from ppdm.release.trial import SweepTable
 
     X, y = _table(1500)
-    kw: dict = {"preprocess": "zscore", "threat": "default", "seed": 0, "key_seed": 5,
-                "holdout": holdout_split(y, seed=0), "categories": y[:, None].astype(object)}
-    light = {"objective": "tstr_knn_pct", "max_reidentification": 0.05}
-    weak = score_candidate(X, y, "noise", {"scale": 0.05}, screening=light, **kw)
-    assert weak["screened_out"] and [a["attack"] for a in weak["attacks"]] == ["linkage"]
+    table = SweepTable(X=X, y=y, codec=None, shown=y[:, None].astype(object), folds=[holdout_split(y, seed=0)],
+                       columns=[f"x{j}" for j in range(X.shape[1])], preprocess="zscore", threat="default", seed=0,
+                       key_seed=5, policy=Policy())
+    weak = first_pass(table, "noise", {"scale": 0.05})
+    assert [a["attack"] for a in weak["attacks"]] == ["linkage"]
     assert weak["utility"] == {} and weak["risk"]["reidentification_excess"] > 0.05
-    # a candidate within the limit gets the whole battery, exactly as without screening, and the objective only
-    strong_light = score_candidate(X, y, "noise", {"scale": 2.0}, screening=light, **kw)
-    strong_full = score_candidate(X, y, "noise", {"scale": 2.0}, **kw)
-    assert "screened_out" not in strong_light
-    assert [a["attack"] for a in strong_light["attacks"]] == [a["attack"] for a in strong_full["attacks"]]
-    assert strong_light["risk"] == strong_full["risk"]
-    assert set(strong_light["utility"]) == {"tstr_knn_pct", "tstr_logreg_pct"}
-    assert strong_light["utility"]["tstr_knn_pct"] == strong_full["utility"]["tstr_knn_pct"]
-    assert {"knn_pct", "svm_pct", "kmeans_pct", "neighbour_pct"} <= set(strong_full["utility"])
+    # a candidate within the limit gets the first fold's measurements; its full battery keeps every one of them
+    strong = first_pass(table, "noise", {"scale": 2.0})
+    assert set(strong["utility"]) == {"tstr_knn_pct", "tstr_logreg_pct"}
+    assert "within_5pct_by_reconstruction" in strong["risk"]
+    full = full_battery(table, "noise", {"scale": 2.0}, strong)
+    assert full["utility"]["tstr_knn_pct"] == strong["utility"]["tstr_knn_pct"]
+    assert {"knn_pct", "svm_pct", "kmeans_pct", "neighbour_pct"} <= set(full["utility"])
+    assert full["risk"]["reidentification"] >= strong["risk"]["reidentification"]
+    first_rates = strong["attacks"][0]["details"]["rates"]
+    linkage = next(a for a in full["attacks"] if a["attack"] == "linkage")
+    assert first_rates.items() <= linkage["details"]["rates"].items()  # the first pass's spaces merged in
+    assert len(linkage["details"]["rates"]) > len(first_rates)
+    assert full["risk"]["within_5pct"] == strong["risk"]["within_5pct"]
 
 
 def test_a_confirmation_reports_its_steps_with_the_share_done_before_each() -> None:
@@ -291,6 +299,7 @@ def test_confirmations_one_at_a_time_swap_in_place_and_leave_the_design_as_read(
 def test_confirmation_goes_on_while_a_candidate_left_could_beat_the_best_confirmed(monkeypatch) -> None:
     """A screening estimate can be far off: the first candidate to hold the policy on every row is not chosen
     while the next one's estimate is higher than its confirmed value by more than the margin."""
+    import ppdm.release.halving as halving
     import ppdm.release.sweep as sweep
     from ppdm.release import load_config
     from ppdm.release.sweep import Cache, screen_and_confirm
@@ -302,7 +311,7 @@ def test_confirmation_goes_on_while_a_candidate_left_could_beat_the_best_confirm
     confirmed = {"a": 60.0, "b": 65.0, "c": 64.0}  # on every row: 'a' was flattered by its sample
     jobs = [(k, "noise", {"scale": k}) for k in screening]
 
-    def fake_sweep(Xs, ys, salted, cfg, cache, progress, seed, ctx, title=""):  # type: ignore[no-untyped-def]
+    def fake_sweep(table, salted, cache, workers=None, progress=False, title=""):  # type: ignore[no-untyped-def]
         return [{"method": m, "params": p, "utility": {"knn_pct": screening[p["scale"]]},
                  "risk": {"reidentification": 0.0, "within_5pct": 0.0}} for _, m, p in salted]
 
@@ -314,10 +323,10 @@ def test_confirmation_goes_on_while_a_candidate_left_could_beat_the_best_confirm
                  "risk": {"reidentification": 0.0, "within_5pct": 0.0}, "measured_on": {"stage": "confirmation"}}
                 for _, m, p in todo]
 
-    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    monkeypatch.setattr(halving, "first_passes", fake_sweep)
     monkeypatch.setattr(sweep, "_confirm", fake_confirm)
     cfg = load_config(None, {"policy": {"objective": "knn_pct"}})
-    ctx = {"categories": np.zeros((len(X), 0), dtype=object)}
+    ctx = {"categories": np.zeros((len(X), 0), dtype=object), "columns": [f"x{j}" for j in range(X.shape[1])]}
     screen_and_confirm(X, y, jobs, cfg, Cache(None), False, 0, ctx)
     # 'a' holds the policy at 60; 'b' (66 > 60 + 2) is confirmed at 65; 'c' (61 <= 65 + 2) is not
     assert asked == ["a", "b"]

@@ -15,6 +15,7 @@ from ppdm.attacks._filtering import ica_attack, low_rank_denoise, spectral_filte
 from ppdm.attacks._known_io import known_io_attack, procrustes
 from ppdm.attacks._linkage import interval_disclosure, linkage_rates
 from ppdm.attacks._pca import eigen_matching_distances, pca_attack
+from ppdm.attacks._population import FIRST_SPACES, LINKAGE_SPACES
 from ppdm.attacks._result import AttackResult
 from ppdm.attacks._run import (
     ATTACKS,
@@ -28,6 +29,8 @@ from ppdm.attacks._threat import PRESETS, ThreatModel
 
 __all__ = [
     "ATTACKS",
+    "FIRST_SPACES",
+    "LINKAGE_SPACES",
     "PRESETS",
     "AttackResult",
     "ThreatModel",

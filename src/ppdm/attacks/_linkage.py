@@ -56,6 +56,9 @@ def release_subspace(Y: np.ndarray, *, loc: np.ndarray | None = None,
     return mu, V[:, :r], r
 
 
+#: the spaces this module measures (the population attacker's are in :mod:`ppdm.attacks._population`)
+_OWN_SPACES = frozenset({"raw", "standardised", "projected", "known_columns"})
+
 #: rows of the attacker's pool mapped into a space at a time: a space's copy of a large pool is never whole
 POOL_BLOCK = 65_536
 
@@ -92,6 +95,7 @@ def linkage_rates(
     known_rows: np.ndarray | None = None,
     column_idx: list[int] | None = None,
     targets: np.ndarray | None = None,
+    spaces: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """Re-identification rates per space.
 
@@ -102,6 +106,7 @@ def linkage_rates(
     column_idx : positions of the columns the attacker knows (known-columns threat)
     targets : the released rows attacked, among ``known_rows`` (None: all of them); every attacked row is
         still compared with every record the attacker holds
+    spaces : the spaces measured (None: all)
 
     Only the targets' released rows are mapped into each space as a whole; the attacker's pool is mapped a
     block at a time, so memory stays near the two tables themselves.
@@ -122,7 +127,10 @@ def linkage_rates(
     def rate(queries: np.ndarray, to_space: Any) -> float:
         return float((nearest_in_pool(queries, X, rows, to_space) == local).mean())
 
-    if Y.shape[1] == X.shape[1]:
+    def want(space: str) -> bool:
+        return spaces is None or space in spaces
+
+    if Y.shape[1] == X.shape[1] and (spaces is None or spaces & _OWN_SPACES):
         m_a, s_a = _moments(X, rows)
         m_y, s_y = _moments(Y, None)
 
@@ -136,15 +144,18 @@ def linkage_rates(
             Z -= mu_z
             return Z @ Vz
 
-        rates["raw"] = rate(Yt, lambda a: a)
-        rates["standardised"] = rate((Yt - m_y) / s_y, z_scores)
-        # the projection is orthogonal in a metric: raw units, and the population's own z-scores
-        mu, V, r = release_subspace(Y)
-        rates["projected"] = rate((Yt - mu) @ V, lambda a: (a - mu) @ V)
-        mu_z, Vz, rz = release_subspace(Y, loc=m_a, scale=s_a)
-        rates["projected_standardised"] = rate(((Yt - m_a) / s_a - mu_z) @ Vz, projected_z)
-        out["projected_rank"] = int(min(r, rz))
-        if column_idx:
+        if want("raw"):
+            rates["raw"] = rate(Yt, lambda a: a)
+        if want("standardised"):
+            rates["standardised"] = rate((Yt - m_y) / s_y, z_scores)
+        if want("projected"):
+            # the projection is orthogonal in a metric: raw units, and the population's own z-scores
+            mu, V, r = release_subspace(Y)
+            rates["projected"] = rate((Yt - mu) @ V, lambda a: (a - mu) @ V)
+            mu_z, Vz, rz = release_subspace(Y, loc=m_a, scale=s_a)
+            rates["projected_standardised"] = rate(((Yt - m_a) / s_a - mu_z) @ Vz, projected_z)
+            out["projected_rank"] = int(min(r, rz))
+        if column_idx and want("known_columns"):
             c = list(column_idx)
             rates["known_columns"] = rate((Yt[:, c] - m_y[c]) / s_y[c], lambda a: (a[:, c] - m_a[c]) / s_a[c])
     out["rates"] = rates

@@ -31,11 +31,16 @@ from ppdm.attacks._matching import one_to_one
 from ppdm.utils.neighbors import nearest_neighbors
 from ppdm.utils.rows import row_dtype
 
-__all__ = ["population_linkage", "combination_codes", "uniqueness"]
+__all__ = ["FIRST_SPACES", "LINKAGE_SPACES", "population_linkage", "combination_codes", "uniqueness"]
 
 #: the k-NN distance profile compares every record with its nearest others: rows beyond this are sampled
 MAX_PROFILE_ROWS = 50_000
 PROFILE_K = 10
+#: every space of the linkage attack (this module's and :mod:`ppdm.attacks._linkage`'s)
+LINKAGE_SPACES = frozenset({"raw", "standardised", "projected", "known_columns", "population_z", "norm", "profile",
+                            "multiplicative", "assignment", "mixed"})
+#: the spaces a sweep's first pass measures: cheap, and the ones that settle most candidates
+FIRST_SPACES = frozenset({"population_z", "norm", "mixed"})
 
 
 
@@ -231,6 +236,7 @@ def population_linkage(
     targets: np.ndarray | None = None,
     categories: tuple[np.ndarray, np.ndarray] | None = None,
     mechanism: dict[str, Any] | None = None,
+    spaces: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """Re-identification rates of the population attacker, one per space.
 
@@ -245,7 +251,12 @@ def population_linkage(
         for the mixed-row linkage.
     mechanism : the published mechanism (``method``, ``params``, ``preprocess``); for multiplicative noise the
         likelihood-optimal linkage uses its published sigma.
+    spaces : the spaces to measure (None: all); :data:`FIRST_SPACES` are the cheap ones a sweep's first pass
+        uses to reject a candidate early (a subset can only find less than all of them).
     """
+    def want(space: str) -> bool:
+        return spaces is None or space in spaces
+
     n = X.shape[0]
     # the pool's rows (None: every row, with no row-length vector of their numbers)
     pool = None if rows is None else np.sort(np.asarray(rows, dtype=np.int64))
@@ -262,11 +273,13 @@ def population_linkage(
         Zt = (Y[tgt] - mu) / sd
         finite = np.isfinite(Zt).all(axis=1)
         Zt = np.where(np.isfinite(Zt), Zt, 0.0)
-        rates["population_z"] = _rate(np.where(finite, _nearest_in_pool_random_ties(Zt, pz, rng), -1), where)
-        # distance to the population centre (rotations and orthonormal maps about the centre keep it)
-        rates["norm"] = _rate(_nearest_1d_random_ties(np.linalg.norm(Zt, axis=1), pz.norms(), rng, sort_p=True),
-                              where)
-        if n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
+        if want("population_z"):
+            rates["population_z"] = _rate(np.where(finite, _nearest_in_pool_random_ties(Zt, pz, rng), -1), where)
+        if want("norm"):
+            # distance to the population centre (rotations and orthonormal maps about the centre keep it)
+            rates["norm"] = _rate(_nearest_1d_random_ties(np.linalg.norm(Zt, axis=1), pz.norms(), rng,
+                                                          sort_p=True), where)
+        if want("profile") and n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
             k = PROFILE_K
             Zb_all = ((Y if pool is None else Y[pool]) - mu) / sd
             Zb_all = np.where(np.isfinite(Zb_all), Zb_all, 0.0)
@@ -274,17 +287,20 @@ def population_linkage(
             db = np.sort(nearest_neighbors(Zb_all, Zb_all, k, exclude_self=True, return_distance=True)[1], axis=1)
             rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
         published = mechanism or {}
-        if published.get("method") == "mult-noise" and published.get("preprocess") == "zscore":
+        if want("multiplicative") and published.get("method") == "mult-noise" \
+                and published.get("preprocess") == "zscore":
             sigma = float(published.get("params", {}).get("sigma", 0.1))
             rates["multiplicative"] = _rate(_multiplicative_pick(pz, Zt, sigma), where)
         # one-to-one matching (exact on a small table, on each row's near records beyond), for a pool held whole
-        if n_pool <= MAX_PROFILE_ROWS:
+        if not want("assignment"):
+            pass
+        elif n_pool <= MAX_PROFILE_ROWS:
             pick, how = one_to_one(Zt, pz.whole(), rng)
             rates["assignment"] = _rate(np.where(finite, pick, -1), where)
             details["assignment"] = how
         else:
             details["assignment"] = f"not run: a pool of {n_pool:,} records is beyond the matching's graph"
-    elif n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
+    elif want("profile") and n_pool > PROFILE_K + 1 and n_pool <= MAX_PROFILE_ROWS:
         # a release with its own columns (an embedding): only distances compare, each table in units of its
         # own median nearest-neighbour distance
         k = PROFILE_K
@@ -295,7 +311,7 @@ def population_linkage(
         da /= max(float(np.median(da[:, 0])), 1e-12)
         db /= max(float(np.median(db[:, 0])), 1e-12)
         rates["profile"] = _rate(_nearest_random_ties(db[where], da, rng), where)
-    if categories is not None and categories[0].shape[1] > 0:
+    if want("mixed") and categories is not None and categories[0].shape[1] > 0:
         from ppdm.attacks.uniques import special_uniques
 
         cats_pool, cats_tgt = categories[0] if pool is None else categories[0][pool], categories[1][tgt]

@@ -150,6 +150,7 @@ def run_attacks_named(
     seed_scan: int = 1000,
     seed_scan_seconds: float | None = None,
     targets: np.ndarray | None = None,
+    spaces: frozenset[str] | None = None,
 ) -> list[AttackResult]:
     """:func:`run_attacks` with column names (for known-columns) and record ids (for known-records).
 
@@ -163,6 +164,9 @@ def run_attacks_named(
 
     ``categories`` holds the passed-through columns of the original and the release (as arrays of the
     same rows): every column that reaches the release is part of what the attacker sees.
+
+    ``spaces``: the linkage attack measures these spaces only (None: every one): a sweep's first pass
+    measures :data:`~ppdm.attacks._population.FIRST_SPACES`, its full battery the rest.
     """
     from ppdm.utils.validation import check_array
 
@@ -201,7 +205,7 @@ def run_attacks_named(
             results.append(_seed_result(X, Y, t, mechanism or {}, seed_scan, seed_scan_seconds))
             continue
         runs = [_one(a, X, Y, t, np.random.default_rng([random_state, i, r]), cols, known_fixed, categories,
-                     mechanism, targets, median) for r in range(reps)]
+                     mechanism, targets, median, spaces) for r in range(reps)]
         results.append(_combine(a, t, runs))
         if X.size >= _LARGE_CELLS:
             # an attack's block temporaries stay in the C heap once freed, and the next attack's come on top:
@@ -263,7 +267,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
          cols: list[str], known_fixed: np.ndarray | None,
          categories: tuple[np.ndarray, np.ndarray] | None = None,
          mechanism: dict[str, Any] | None = None, targets: np.ndarray | None = None,
-         median: np.ndarray | None = None) -> dict[str, Any]:
+         median: np.ndarray | None = None, spaces: frozenset[str] | None = None) -> dict[str, Any]:
     """One repetition: scores, baselines and details (measured on ``targets`` when given)."""
     n, m = X.shape
 
@@ -317,7 +321,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
             raise ParameterError("none of the known columns is a compared column; check known-columns names")
         # the attacker's candidates are all the records they hold; the targets are the sampled released rows
         tgt = None if targets is None else (scored if known_rows is None else rows_among(scored, known_rows, n))
-        det = linkage_rates(X, Y, known_rows=known_rows, column_idx=col_idx, targets=tgt)
+        det = linkage_rates(X, Y, known_rows=known_rows, column_idx=col_idx, targets=tgt, spaces=spaces)
         if not t.population and not t.known_sample:
             det["rates"] = {k: v for k, v in det["rates"].items() if k == "known_columns"}
             det["best_space"] = "known_columns"
@@ -325,7 +329,7 @@ def _one(name: str, X: np.ndarray, Y: np.ndarray, t: ThreatModel, rng: np.random
             from ppdm.attacks._population import population_linkage
 
             pop = population_linkage(X, Y, rng, rows=known_rows, targets=tgt, categories=categories,
-                                     mechanism=mechanism)
+                                     mechanism=mechanism, spaces=spaces)
             det["rates"].update(pop.pop("rates"))
             det.update({k: v for k, v in pop.items() if k not in det})
             det["best_space"] = max(det["rates"], key=lambda k: det["rates"][k])

@@ -40,6 +40,13 @@ def release_command(
         "--max-attribute-inference",
         help="Largest share of people in the release whose sensitive value is inferred beyond the control "
              "(columns with the role 'sensitive').")] = None,
+    max_singling_out: Annotated[float | None, typer.Option(
+        "--max-singling-out", help="Largest singling-out risk beyond the control (default 0.05).")] = None,
+    max_linkability: Annotated[float | None, typer.Option(
+        "--max-linkability", help="Largest linkability risk beyond the control (default 0.05).")] = None,
+    full_battery: Annotated[bool, typer.Option(
+        "--full-battery", help="Run every attack and utility on every candidate that holds the policy after the "
+                               "first pass (by default only on those that can still be chosen).")] = False,
     objective: Annotated[str | None, typer.Option(
         help="Utility to maximise: tstr_knn_pct (default), knn_pct, svm_pct, kmeans_pct.")] = None,
     seed: KeySeedOpt = None,
@@ -70,7 +77,7 @@ def release_command(
         fmt = "parquet"  # a Parquet table is released as Parquet (columnar, typed, and fast to write)
     overrides: dict[str, object] = {"threat": threat, "seed": seed, "n_jobs": jobs, "output_format": fmt}
     cfg = load_config(config, overrides)
-    limits = (max_reid, max_within, max_inference, objective)
+    limits = (max_reid, max_within, max_inference, max_singling_out, max_linkability, objective)
     if methods is not None or any(v is not None for v in limits):
         data = cfg.model_dump()
         if methods is not None:
@@ -80,7 +87,8 @@ def release_command(
             data["methods"] = [{"method": m, "grid": DEFAULT_GRIDS.get(m, {})} for m in names]
         pol = data["policy"]
         for k, v in (("max_reidentification", max_reid), ("max_within_5pct", max_within),
-                     ("max_attribute_inference", max_inference), ("objective", objective)):
+                     ("max_attribute_inference", max_inference), ("max_singling_out", max_singling_out),
+                     ("max_linkability", max_linkability), ("objective", objective)):
             if v is not None:
                 pol[k] = v
         cfg = load_config(None, data)
@@ -92,7 +100,7 @@ def release_command(
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
                   force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids,
                   escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()),
-                  backend=backend, scheduler=scheduler, part_rows=part_rows)
+                  backend=backend, scheduler=scheduler, part_rows=part_rows, full_battery=full_battery)
     from rich.console import Console
 
     c = Console(highlight=False)

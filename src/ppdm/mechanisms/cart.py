@@ -20,6 +20,8 @@ import numpy as np
 
 from ppdm.exceptions import ParameterError
 from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
+from ppdm.mechanisms.tails import code_tails
+from ppdm.utils.validation import check_int
 
 __all__ = ["CARTSynthesis"]
 
@@ -68,6 +70,10 @@ class CARTSynthesis(Mechanism):
         every other column is its own variable.
     per_class : bool, default=True
         Synthesise each stratum given to ``fit(X, y)`` (the label in ``ppdm release``) from its own records.
+    tail_k : int or None, default=None
+        Tail coding of the released numbers (:mod:`ppdm.mechanisms.tails`): every released value of a single
+        column is one that at least ``tail_k`` real records stand behind (a donor's value would be copied
+        exactly, a unique income or the oldest age among them); None: ``min_leaf``; 1: values as drawn.
     max_fit_rows : int, default=20000
         Trees of a larger stratum are grown on a seeded sample of this many of its records (the donors are
         then that sample's records), which keeps the cost linear in the rows.
@@ -89,9 +95,10 @@ class CARTSynthesis(Mechanism):
     _uses_blocks: ClassVar[bool] = True
 
     def __init__(self, *, min_leaf: int = 20, variables: list[list[int]] | None = None, per_class: bool = True,
-                 max_fit_rows: int = 20_000, random_state: object = None) -> None:
+                 tail_k: int | None = None, max_fit_rows: int = 20_000, random_state: object = None) -> None:
         self.min_leaf = min_leaf
         self.variables = variables
+        self.tail_k = tail_k
         self.per_class = per_class
         self.max_fit_rows = max_fit_rows
         self.random_state = random_state
@@ -119,6 +126,8 @@ class CARTSynthesis(Mechanism):
             rows = np.flatnonzero(strata == s)
             # drawn straight into the release: a stratum's rows where they are, one stratum's as a block
             self._synthesise(A, rows, groups, rng, into=out, at=None if len(classes) == 1 else rows)
+        k = int(self.min_leaf) if self.tail_k is None else check_int(self.tail_k, "tail_k", low=1)
+        code_tails(out, A, np.concatenate([g for g in groups if len(g) == 1] or [np.zeros(0, dtype=np.int64)]), k)
         del self._A
         return out
 

@@ -200,6 +200,18 @@ def _blocks(X: np.ndarray, rows: np.ndarray, size: int, k: int) -> list[np.ndarr
     return _blocks(X, low, size, k) + _blocks(X, high, size, k)
 
 
+def _keep_supported(centroids: np.ndarray, block: np.ndarray, counts: np.ndarray, support: int) -> None:
+    """Zero, in place, the shares of a categorical block's categories that fewer than ``support`` records of a
+    group hold (a group keeps its most frequent category when none has the support)."""
+    shares = centroids[:, block]
+    total = shares.sum(axis=1, keepdims=True)
+    held = np.where(total > 0, shares / np.where(total > 0, total, 1.0), 0.0) * counts[:, None]
+    keep = held >= support - 1e-9
+    none = ~keep.any(axis=1)
+    keep[none, shares[none].argmax(axis=1)] = True
+    centroids[:, block] = np.where(keep, shares, 0.0)
+
+
 class MDAV(Mechanism):
     """Microaggregation by MDAV: each record released as the centroid of its group of >= ``k`` records.
 
@@ -223,6 +235,16 @@ class MDAV(Mechanism):
         values, see :func:`univariate_groups`) instead of whole records. Each released value is then shared
         by ``k`` records, but a released row is no longer shared as a whole: weaker protection, less loss
         (``variable`` does not apply).
+    variables : list of lists of int or None, default=None
+        Column groups that are one categorical variable each (the one-hot blocks of a whole table, which
+        ``ppdm release`` passes): a group's centroid over a block holds the shares of its records in each
+        category.
+    min_support : int, default=1
+        A category is kept in a group's centroid only when at least this many of the group's records hold
+        it (the other shares are set to 0; a group where no category has the support keeps its most frequent
+        one). Decoding draws a released row's category among the kept ones, so a category that only one or
+        two records of a group hold (a rare category, a rare combination with the group's numbers) is never
+        published where it would point at them; the test of singling out measures what is left.
     random_state : ignored
         MDAV is deterministic; the parameter keeps the common mechanism interface.
 
@@ -242,8 +264,12 @@ class MDAV(Mechanism):
     _uses_label: ClassVar[bool] = True
     _releases_into_input: ClassVar[bool] = True
 
+    #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
+    _uses_blocks: ClassVar[bool] = True
+
     def __init__(self, k: int = 10, *, within_strata: bool = True, max_exact_rows: int = 5000,
                  variable: bool = False, gamma: float = 0.2, univariate: bool = False,
+                 variables: list[list[int]] | None = None, min_support: int = 1,
                  random_state: object = None) -> None:
         self.k = k
         self.within_strata = within_strata
@@ -251,6 +277,8 @@ class MDAV(Mechanism):
         self.variable = variable
         self.gamma = gamma
         self.univariate = univariate
+        self.variables = variables
+        self.min_support = min_support
         self.random_state = random_state
 
     def fit(self, X: object, y: object = None) -> MDAV:
@@ -284,6 +312,11 @@ class MDAV(Mechanism):
             cent = [np.bincount(groups, weights=A[:, j], minlength=next_group) for j in range(m)]
         self.groups_ = groups
         self.centroids_ = np.column_stack(cent) / counts[:, None]
+        support = check_int(self.min_support, "min_support", low=1)
+        if support > 1 and not self.univariate:
+            for block in self.variables or ():
+                if len(block) > 1:
+                    _keep_supported(self.centroids_, np.asarray(block, dtype=np.int64), counts, support)
         self.n_groups_ = int(next_group)
         self.n_rows_ = n
         return self

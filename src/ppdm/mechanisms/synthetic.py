@@ -16,7 +16,9 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
+from ppdm.mechanisms.tails import code_tails
 from ppdm.utils.rows import row_dtype
+from ppdm.utils.validation import check_int
 
 __all__ = ["GaussianCopula"]
 
@@ -109,6 +111,13 @@ class GaussianCopula(Mechanism):
     shrinkage : float, default=0.2
         Weight of the pooled correlation in a class's correlation, for classes with few records; it grows to
         1 for a class no larger than the number of columns.
+    tail_k : int, default=20
+        Tail coding of the released numbers (:mod:`ppdm.mechanisms.tails`): every released value is one that
+        at least ``tail_k`` real records stand behind (the empirical marginals would copy rare and extreme
+        values exactly); 1 leaves the marginals as they are.
+    variables : list of lists of int or None, default=None
+        Column groups that are one categorical variable each (the one-hot blocks ``ppdm release`` passes):
+        they are not numbers, and are not tail-coded.
     random_state : int, Generator or None
         Seeds the draws (key material of the release).
 
@@ -123,10 +132,15 @@ class GaussianCopula(Mechanism):
     _table_level: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
     _scale_free: ClassVar[bool] = True
+    #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
+    _uses_blocks: ClassVar[bool] = True
 
-    def __init__(self, *, per_class: bool = True, shrinkage: float = 0.2, random_state: object = None) -> None:
+    def __init__(self, *, per_class: bool = True, shrinkage: float = 0.2, tail_k: int = 20,
+                 variables: list[list[int]] | None = None, random_state: object = None) -> None:
         self.per_class = per_class
         self.shrinkage = shrinkage
+        self.tail_k = tail_k
+        self.variables = variables
         self.random_state = random_state
 
     def fit(self, X: object, y: object = None) -> GaussianCopula:
@@ -167,6 +181,8 @@ class GaussianCopula(Mechanism):
                 for b in range(0, nc, _DRAW_BLOCK):  # the quantile's working arrays a block of rows long
                     r = rows[b:b + _DRAW_BLOCK]
                     out[r, j] = _quantiles(col, out[r, j])
+        numbers = np.setdiff1d(np.arange(m), [j for g in self.variables or () if len(g) > 1 for j in g])
+        code_tails(out, A, numbers, check_int(self.tail_k, "tail_k", low=1))
         del self._A
         return out
 

@@ -21,7 +21,7 @@ from ppdm.exceptions import OutputError
 from ppdm.release.config import ReleaseConfig, config_yaml, default_config, load_config
 from ppdm.release.outputs import PPDM_FILES, ReleaseResult, write_outputs
 from ppdm.release.stages import candidate_jobs, mark_choice, split_failed, sweep_notes
-from ppdm.release.sweep import Cache, cache_root, run_sweep, screen_and_confirm, sweep_backend
+from ppdm.release.sweep import Cache, cache_root, screen_and_confirm, sweep_backend, sweep_workers
 from ppdm.utils.memory import give_back
 
 __all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_yaml", "ReleaseConfig"]
@@ -115,6 +115,7 @@ def _release(
     backend: str = "numpy",
     scheduler: str | None = None,
     part_rows: int | None = None,
+    full_battery: bool = False,
 ) -> ReleaseResult:
     """Choose and write a release. See the module docstring for the outputs.
 
@@ -127,15 +128,22 @@ def _release(
     can be undone by whoever knows the seed). Unless ``keep_ids``, the written release has its rows
     shuffled and its ids replaced by keyed pseudonyms (the mapping is in ``release.state``).
 
+    ``full_battery``: every candidate that holds the policy after the sweep's first pass is measured by the full
+    battery (by default only those that can still be chosen are; see :mod:`ppdm.release.halving`).
+
     ``part_rows`` (with ``backend="dask"``): a Parquet input of more rows is released by parts of about this
     many rows (default :data:`ppdm.release.parts.PART_ROWS`), each read and released by one worker; the sweep
     measures the first part (see :mod:`ppdm.release.parts`).
     """
+    import time
+
     from ppdm.attacks import ThreatModel
     from ppdm.keys import release_key, warn_known
     from ppdm.release.scale import ONE_FINALIST_ABOVE, SCREEN_ABOVE
     from ppdm.release.table import TableSpec, prepare_table
 
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
     cfg = config or default_config()
     _check_part_rows(part_rows, backend, SCREEN_ABOVE, source)
     out = Path(output_dir)
@@ -165,6 +173,7 @@ def _release(
             if done is not None:
                 return done
         prep = prepare_table(spec, cfg, seed=evaluation_seed, screen_above=SCREEN_ABOVE)
+        timings["read and schema"] = round(time.perf_counter() - started, 3)
         warn_known(key)
         cfg, X, y, codec, folds = prep.cfg, prep.X, prep.y, prep.codec, prep.folds
         jobs = candidate_jobs(cfg, cache, shape=X.shape, codec=codec, fingerprint=prep.fingerprint, label=label,
@@ -180,11 +189,23 @@ def _release(
             # a large table: every candidate screened on a sample, the best confirmed on every row
             everything = screen_and_confirm(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
         else:
-            everything = run_sweep(X, y, jobs, cfg, cache, progress, evaluation_seed, context)
+            # a first pass over every candidate, the full battery for those that can still be chosen
+            from ppdm.release.halving import staged_sweep
+            from ppdm.release.trial import SweepTable
+
+            table = SweepTable(X=X, y=y, codec=codec, shown=prep.categories, folds=folds,
+                               columns=list(prep.schema.released), preprocess=cfg.preprocess, threat=cfg.threat,
+                               seed=evaluation_seed, key_seed=context["key_seed"], seed_known=key.known,
+                               objective=cfg.policy.objective, policy=cfg.policy)
+            everything = staged_sweep(table, jobs, cache, workers=sweep_workers(cfg), progress=progress,
+                                      full=full_battery, timings=timings)
+            del table
     failed, cands = split_failed(everything)
     from ppdm.release.table import original_utility
 
+    t0 = time.perf_counter()
     original = original_utility(X, y, folds, evaluation_seed, codec)
+    timings["original utility"] = round(time.perf_counter() - t0, 3)
     note = sweep_notes(prep.label_note, n=len(X), y_rows=None if y is None else len(y), where=where,
                        confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds)
     best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories)
@@ -198,4 +219,5 @@ def _release(
     give_back()  # the sweep's freed working memory, before the chosen release is made from all rows
     return write_outputs(df, schema, design, y, cfg, threat, cands[best], cands, original, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=note,
-                          escape_formulas=escape_formulas, codec=codec, infos=infos)
+                          escape_formulas=escape_formulas, codec=codec, infos=infos, timings=timings,
+                          started=started)

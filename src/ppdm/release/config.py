@@ -28,8 +28,11 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     "projection": {"kind": ["arpo"]},
     "rotation": {},
     # groups of k records share one released row: a row points at a group of k, so k >= 20 is needed to keep
-    # re-identification near 1/k <= 5 %
-    "mdav": {"k": [20, 30, 50]},
+    # re-identification near 1/k <= 5 %; on a whole table a group releases only the categories that at least
+    # min_support of its records hold (a category one or two of them hold would point at them: on adult's
+    # 2,000 records, k = 20 with every category singled out about a quarter of the multivariate predicates
+    # anonymeter draws, with min_support 6 none; a table without categories ignores it)
+    "mdav": {"k": [20, 30, 50], "min_support": [6, 10]},
     # synthetic records: no released row is derived from one person's row
     "copula": {},
     # synthetic records by sequential trees (synthpop's CART): each value from a leaf of >= min_leaf real
@@ -125,6 +128,21 @@ class Policy(BaseModel):
         description="largest attribute inference of a sensitive column beyond its control: the share of people "
                     "in the release whose sensitive value a model learnt from the release infers, minus the "
                     "share for real people not in it (only with columns given the role 'sensitive')")
+
+    max_singling_out: float = Field(
+        0.05, ge=0, le=1,
+        description="largest singling-out risk beyond the control: predicates built from the release alone that "
+                    "isolate exactly one person in it, beyond those that isolate one real person outside it "
+                    "(anonymeter's measure, the worst of univariate, multivariate and targeted predicates)")
+    max_linkability: float = Field(
+        0.05, ge=0, le=1,
+        description="largest linkability risk beyond the control: two disjoint sets of a person's columns, held "
+                    "from two other sources, linked through the same released row")
+    max_membership_outliers: float = Field(
+        0.10, ge=0, le=1,
+        description="largest membership advantage on the most outlying records (true minus false positive rate "
+                    "of telling, from the distance to the release, whether a record was in the table); measured "
+                    "for synthetic and microaggregated candidates")
 
     @field_validator("objective")
     @classmethod

@@ -33,9 +33,12 @@ PPDM_FILES = ("release.csv", "release.parquet", "release.json", "report.html", "
 
 def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
                    key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None,
-                   part=0, parts=None):
+                   part=0, parts=None, timings=None, started=None):
     """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
     candidate, and write the release, its state, record and report.
+
+    ``timings``: seconds of the run's stages so far (read, sweep, ...), completed here with the chosen release's
+    and the report's and kept in the record; ``started``: when the run began (``time.perf_counter()``).
 
     ``into``: an empty directory made for them by whoever publishes it (a Dask worker writes there and the
     machine that asked it renames it into place); otherwise a temporary directory here, renamed onto ``out``.
@@ -44,6 +47,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     release). A part after the first writes its release and state only, and returns as its record the little
     the first part's needs of it (its rows and formula-like cells).
     """
+    import time
     import warnings
 
     from ppdm import __version__
@@ -55,6 +59,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     from ppdm.release.summary import plot_data, summary_text
     from ppdm.report import render_report
 
+    t_release = time.perf_counter()
     X = design.pop()
     bare = part > 0  # a part after the first: its release and state only
     stream = (part,) if part else ()
@@ -68,7 +73,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         from ppdm.data.codec import mask_gaps
 
         gaps = codec.missing(df)
-        from ppdm.release.evaluate import draws
+        from ppdm.release.risk import draws
 
         decoded = codec.decode_parts(B, rng=draws(mech_seed, 0, 1))
         if codec.numeric_names:
@@ -166,6 +171,9 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
                   "report": "report.html"},
     }
     record["summary"] = summary_text(record)
+    timings = dict(timings or {})
+    timings["chosen release"] = round(time.perf_counter() - t_release, 3)
+    record["timings"] = timings
     parent = out.parent if str(out.parent) else Path(".")
     tmp = Path(into) if into is not None else Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     try:
@@ -174,9 +182,13 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         give_back()
         save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
                            identity=identity)
-        (tmp / "release.json").write_text(json.dumps(record, indent=1, default=json_default))
+        t_report = time.perf_counter()
         html = render_report(record, plots)
         (tmp / "report.html").write_text(html, encoding="utf-8")
+        timings["report"] = round(time.perf_counter() - t_report, 3)
+        if started is not None:
+            timings["total"] = round(time.perf_counter() - started, 3)
+        (tmp / "release.json").write_text(json.dumps(record, indent=1, default=json_default))
         if into is not None:
             return ReleaseResult(out, record)
         from ppdm.data.io import dir_mode

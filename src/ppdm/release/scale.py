@@ -60,7 +60,7 @@ SCREEN_MARGIN = 2.0
 def screen_rows(y: np.ndarray | None, n: int, seed: int, size: int | None = None) -> np.ndarray:
     """Sorted rows of the screening sample (``size`` rows, :data:`SCREEN_ROWS` by default): stratified by the
     label when there is one."""
-    from ppdm.release.evaluate import stratified_sample
+    from ppdm.release.utility import stratified_sample
 
     size = SCREEN_ROWS if size is None else size
     if y is not None:
@@ -99,7 +99,8 @@ def score_at_scale(
     The candidate releases the training rows once (all rows without a label); that release is measured:
     distortion on all its rows, utility on samples (as for any table), the train-on-release models tested
     on the held-out real records, and the attacks on a seeded sample of targets against all its records.
-    Returns the same fields as :func:`ppdm.release.evaluate.score_candidate`, plus ``measured_on``.
+    Returns the fields of a candidate's record after its full battery (:mod:`ppdm.release.full_battery`),
+    plus ``measured_on``.
     ``on_step(what, done)``: called as each step starts, with the share of the work done before it (see
     :data:`STEP_SHARE`), so that a progress bar can show this candidate's own ETA. ``sole_user``: nothing
     else reads ``X`` while this runs, so its training rows are brought together in place instead of copied
@@ -191,17 +192,15 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics import value_metrics
     from ppdm.release.candidates import build_candidate, numeric_part
-    from ppdm.release.evaluate import (
+    from ppdm.release.risk import (
         draws,
         linked_value_disclosure,
-        neighbour_preservation,
         risk_of,
         scalar_items,
         sensitive_risk,
-        tstr_scores,
-        utility_scores,
         with_linked_risk,
     )
+    from ppdm.release.utility import neighbour_preservation, tstr_scores, utility_scores
 
     n = X.shape[0]
     with warnings.catch_warnings():

@@ -6,14 +6,17 @@ from typing import Any
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["risk_score", "pareto_front", "choose", "meets_policy", "passthrough_uniqueness"]
+__all__ = ["risk_score", "pareto_front", "choose", "meets_policy", "policy_violations", "binding_test",
+           "passthrough_uniqueness"]
 
 
 def risk_score(c: dict[str, Any]) -> float:
-    """One risk number per candidate: the worst of re-identification and value disclosure beyond the baseline."""
+    """One risk number per candidate: the worst of re-identification, value disclosure beyond the control and the
+    tests of singling out and linkability (where measured)."""
     if "failed" in c:
         return float("inf")
-    return max(c["risk"]["reidentification"], c["risk"]["within_5pct"])
+    tests = [v for k in ("singling_out", "linkability") if (v := _test_value(c, k)) is not None]
+    return max(c["risk"]["reidentification"], c["risk"]["within_5pct"], *tests)
 
 
 def _reid(c: dict[str, Any]) -> float:
@@ -35,15 +38,84 @@ def _inference(c: dict[str, Any]) -> tuple[float, str | None]:
     return worst, column
 
 
+def policy_violations(c: dict[str, Any], policy: Any) -> list[str]:
+    """Why a scored candidate breaks the policy: one phrase per limit it exceeds (empty: it holds every one).
+
+    Re-identification beyond chance (the upper end of its interval when measured on a sample of targets),
+    values within 5 % beyond the control, attribute inference of the sensitive columns, and the three tests of
+    anonymisation where they were measured: singling out and linkability beyond the control, and the
+    membership advantage on the most outlying records. A test that was not measured limits nothing: a
+    candidate stopped before it is never chosen (see :func:`choose`).
+    """
+    r = c["risk"]
+    why = []
+    if _reid(c) > policy.max_reidentification:
+        upper = " (upper 95 % end" if "reidentification_excess_upper" in r else " (beyond chance"
+        why.append(f"re-identification {r['reidentification']:.1%}{upper} {_reid(c):.1%}) > "
+                   f"{policy.max_reidentification:.1%}")
+    if r["within_5pct"] > policy.max_within_5pct:
+        why.append(f"{r['within_5pct']:.1%} of values disclosed within 5 % beyond the control > "
+                   f"{policy.max_within_5pct:.1%}")
+    inferred, column = _inference(c)
+    if inferred > policy.max_attribute_inference:
+        why.append(f"'{column}' inferred for {inferred:.1%} more people in the release than outside it > "
+                   f"{policy.max_attribute_inference:.1%}")
+    for key, limit, what in _TESTS:
+        value = _test_value(c, key)
+        if value is not None and value > getattr(policy, limit):
+            why.append(f"{what} {value:.1%} > {getattr(policy, limit):.1%}")
+    return why
+
+
+#: the tests of anonymisation the policy limits: the risk's key, the policy's limit, the words for it
+_TESTS = (("singling_out", "max_singling_out", "singling out beyond the control"),
+          ("linkability", "max_linkability", "linkability beyond the control"),
+          ("membership_outliers", "max_membership_outliers", "membership advantage on the most outlying records"))
+
+
+def _test_value(c: dict[str, Any], key: str) -> float | None:
+    """A test's policy value (its ``risk``) in the candidate's record, None when it was not measured."""
+    v = c["risk"].get(key)
+    if isinstance(v, dict):
+        v = v.get("risk")
+    return None if v is None else float(v)
+
+
+def binding_test(c: dict[str, Any], policy: Any) -> str:
+    """The limit a candidate breaks by most (relative to the limit), in words."""
+    excess = {"re-identification": _reid(c) - policy.max_reidentification,
+              "values within 5 %": c["risk"]["within_5pct"] - policy.max_within_5pct,
+              "attribute inference": _inference(c)[0] - policy.max_attribute_inference}
+    for key, limit, what in _TESTS:
+        v = _test_value(c, key)
+        if v is not None:
+            excess[what.split(" beyond")[0].split(" on the")[0]] = v - getattr(policy, limit)
+    return max(excess, key=lambda k: excess[k])
+
+
 def meets_policy(c: dict[str, Any], policy: Any) -> bool:
-    """Every risk limit holds (re-identification beyond chance, values within 5 % beyond the control,
-    attribute inference of the sensitive columns beyond the control)."""
-    return "failed" not in c and _reid(c) <= policy.max_reidentification and \
-        c["risk"]["within_5pct"] <= policy.max_within_5pct and _inference(c)[0] <= policy.max_attribute_inference
+    """Every risk limit holds (see :func:`policy_violations`)."""
+    return "failed" not in c and not policy_violations(c, policy)
 
 
 def _screened_only(c: dict[str, Any]) -> bool:
     return (c.get("measured_on") or {}).get("stage") == "screening"
+
+
+def _fully_measured(c: dict[str, Any]) -> bool:
+    """Measured by every attack and every utility (not stopped after a sweep's first pass, not screened on a
+    sample only): only such a candidate can be chosen."""
+    return not _screened_only(c) and c.get("stage", "full battery") != "first pass"
+
+
+def _shortfall(c: dict[str, Any], policy: Any) -> float:
+    """How far a candidate is from holding the policy: the sum of its excesses over the limits."""
+    total = max(_reid(c) - policy.max_reidentification, 0) + max(c["risk"]["within_5pct"] - policy.max_within_5pct, 0)
+    total += max(_inference(c)[0] - policy.max_attribute_inference, 0)
+    for key, limit, _ in _TESTS:
+        v = _test_value(c, key)
+        total += 0.0 if v is None else max(v - getattr(policy, limit), 0)
+    return total
 
 
 def _utility(c: dict[str, Any], objective: str) -> float:
@@ -84,47 +156,32 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
     when they alone single out more records than the policy allows (``uniqueness``: that of the shown
     columns, measured where the table is, when ``categories`` is not here).
     """
-    obj, r_max, v_max = policy.objective, policy.max_reidentification, policy.max_within_5pct
+    obj, r_max = policy.objective, policy.max_reidentification
     reasons: list[str] = []
     feasible = []
     for i, c in enumerate(cands):
         if "failed" in c:
             reasons.append(f"failed: {c['failed']}")
             continue
-        why = []
-        if _reid(c) > r_max:
-            upper = " (upper 95 % end" if "reidentification_excess_upper" in c["risk"] else " (beyond chance"
-            why.append(f"re-identification {c['risk']['reidentification']:.1%}{upper} {_reid(c):.1%}) > "
-                       f"{r_max:.1%}")
-        if c["risk"]["within_5pct"] > v_max:
-            why.append(f"{c['risk']['within_5pct']:.1%} of values disclosed within 5 % beyond the control > "
-                       f"{v_max:.1%}")
-        inferred, column = _inference(c)
-        if inferred > policy.max_attribute_inference:
-            why.append(f"'{column}' inferred for {inferred:.1%} more people in the release than outside it > "
-                       f"{policy.max_attribute_inference:.1%}")
+        why = policy_violations(c, policy)
         reasons.append("; ".join(why))
-        if not why and not _screened_only(c):
+        if not why and _fully_measured(c):
             feasible.append(i)
     if not feasible:
         ok = [i for i, c in enumerate(cands) if "failed" not in c]
         if not ok:
             raise ParameterError(f"every candidate failed; the first: {_label(cands[0])}: {cands[0]['failed']}")
         _check_passthrough(shown, categories, r_max, uniqueness)
-        a_max = policy.max_attribute_inference
-        closest = min(ok, key=lambda i: (
-            max(_reid(cands[i]) - r_max, 0) + max(cands[i]["risk"]["within_5pct"] - v_max, 0)
-            + max(_inference(cands[i])[0] - a_max, 0)))
+        closest = min(ok, key=lambda i: _shortfall(cands[i], policy))
         c = cands[closest]
-        binding = "re-identification" if _reid(c) > r_max else (
-            "values within 5 %" if c["risk"]["within_5pct"] > v_max else "attribute inference")
-        inferred = (f" and '{_inference(c)[1]}' inferred for {_inference(c)[0]:.1%} more people in the release"
-                    if _inference(c)[1] else "")
+        held = [i for i in ok if not reasons[i]]
+        if held:  # every candidate that holds the policy was measured on a sample only
+            raise ParameterError(f"no candidate was confirmed to hold the policy; {_label(cands[held[0]])} held it "
+                                 "on the sample; give --methods with fewer candidates or relax the policy")
         raise ParameterError(
-            f"no candidate satisfies the policy (binding: {binding}); closest is {_label(c)} with "
-            f"re-identification {c['risk']['reidentification']:.1%} and {c['risk']['within_5pct']:.1%} of values "
-            f"within 5 %{inferred}; relax policy.max_reidentification / max_within_5pct / "
-            "max_attribute_inference or add stronger mechanisms"
+            f"no candidate satisfies the policy (binding: {binding_test(c, policy)}); closest is {_label(c)}: "
+            f"{reasons[closest]}; relax the policy's limits (policy.max_* in --config, or --max-singling-out / "
+            "--max-linkability) or add stronger mechanisms"
         )
     best = max(feasible, key=lambda i: (_utility(cands[i], obj), -risk_score(cands[i]), -cands[i]["value"]["re"]))
     for i in range(len(cands)):
@@ -133,12 +190,15 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         if i == best:
             reasons[i] = (f"chosen: highest {obj} ({_utility(cands[i], obj):.2f}) among {len(feasible)} "
                           "that meet the policy")
+        elif cands[i].get("stage") == "first pass":
+            reasons[i] = ("violates the policy at the first pass (the rest of the battery was not run): " + reasons[i]
+                          if reasons[i] else cands[i].get("stopped", "stopped after the first pass"))
         elif _screened_only(cands[i]):
             rows = cands[i]["measured_on"].get("rows")
             reasons[i] = (f"screened on a sample of {rows:,} rows: " + (
                 f"violates the policy there: {reasons[i]}"
                 + (" (linkage alone settled it: the other attacks and the utility were not measured)"
-                   if cands[i].get("screened_out") else "") if reasons[i] else
+                   if not cands[i]["utility"] else "") if reasons[i] else
                 f"meets the policy there ({obj} {_utility(cands[i], obj):.2f} on the sample); not confirmed, "
                 "a candidate ahead of it held the policy on every row"))
         elif not reasons[i]:

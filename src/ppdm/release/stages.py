@@ -19,18 +19,26 @@ def candidate_jobs(cfg: ReleaseConfig, cache: Cache, *, shape: tuple[int, int], 
     candidates that do not fit the table."""
     from ppdm import __version__
     from ppdm.release.candidates import check_method, split_method
-    from ppdm.release.evaluate import SCORING_VERSION
+    from ppdm.release.halving import SCORING_VERSION
 
     jobs = []
+    categories = codec is not None and bool(codec.categorical_names)
     for mg in cfg.methods:
         check_method(mg.method)
         default_grid = mg.grid == DEFAULT_GRIDS.get(mg.method)
-        if default_grid and split_method(mg.method)[1] and (codec is None or not codec.categorical_names):
+        if default_grid and split_method(mg.method)[1] and not categories:
             continue  # a combined default candidate needs categories: on numbers alone it repeats its numeric part
+        seen = []
         for params in mg.candidates():
-            # default grids adapt to narrow tables; a grid the user wrote is checked as given
+            # default grids adapt to the table (narrow tables, no categories); a grid the user wrote is checked
+            # as given
             if default_grid and isinstance(params.get("rank"), int) and params["rank"] >= min(shape):
                 continue
+            if default_grid and not categories:
+                params = {k: v for k, v in params.items() if k not in _CATEGORY_PARAMETERS}
+            if params in seen:
+                continue
+            seen.append(params)
             # a secret key is not part of the cache key: a cached score measured an equivalent draw; the
             # scores depend on the label's values and on every column shown beside the release, not only on X
             payload = {"fp": fingerprint, "method": mg.method, "params": params, "seed": cfg.seed,
@@ -41,6 +49,10 @@ def candidate_jobs(cfg: ReleaseConfig, cache: Cache, *, shape: tuple[int, int], 
     if not jobs:
         raise ParameterError("no candidate fits a table this small; give --methods noise,rotation or a --config grid")
     return jobs
+
+
+#: parameters of default grids that only act on categorical columns (left out on a table without them)
+_CATEGORY_PARAMETERS = ("min_support",)
 
 
 def split_failed(everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -62,8 +74,8 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
     (``"Parquet"``, ``"CSV"``) the workers read themselves, confirmed the candidates and made and wrote the
     chosen release from; ``parts``: the rows of each part of a release by parts (the sweep measured the first).
     """
-    from ppdm.release.evaluate import SVM_SAMPLE, TSTR_TRAIN_SAMPLE, UTILITY_SAMPLE
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
+    from ppdm.release.utility import SVM_SAMPLE, TSTR_TRAIN_SAMPLE, UTILITY_SAMPLE
 
     notes = [label_note] if label_note else []
     if y_rows is not None and y_rows > SVM_SAMPLE:
@@ -100,11 +112,12 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
 def mark_choice(cands: list[dict[str, Any]], cfg: ReleaseConfig, *, shown: Sequence[str], categories: Any = None,
                 uniqueness: dict[str, Any] | None = None) -> int:
     """Choose by the policy; every candidate gets its verdict, whether it is on the Pareto front and chosen."""
-    from ppdm.release.select import choose, pareto_front
+    from ppdm.release.select import choose, pareto_front, risk_score
 
     best, reasons = choose(cands, cfg.policy, shown=shown, categories=categories, uniqueness=uniqueness)
     front = set(pareto_front(cands, cfg.policy.objective))
     for i, c in enumerate(cands):
+        c["risk_score"] = risk_score(c)
         c["pareto"] = i in front
         c["verdict"] = reasons[i]
         c["chosen"] = i == best

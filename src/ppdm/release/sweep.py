@@ -14,7 +14,7 @@ import numpy as np
 
 from ppdm.release.config import ReleaseConfig
 
-__all__ = ["Cache", "cache_root", "run_sweep", "screen_and_confirm", "sweep_backend"]
+__all__ = ["Cache", "cache_root", "screen_and_confirm", "sweep_backend", "sweep_workers"]
 
 
 def cache_root(explicit: str | os.PathLike[str] | None) -> Path:
@@ -104,14 +104,9 @@ def _workers(cfg: ReleaseConfig, todo: int) -> int | None:
     return None if _on_cluster() else cfg.n_jobs
 
 
-def run_sweep(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cfg: ReleaseConfig,
-              cache: Cache, progress: bool, seed: int, context: dict[str, Any], *,
-              title: str = "release sweep") -> list[dict[str, Any]]:
-    """Score every job (cached ones are read back), in parallel over ``cfg.n_jobs`` workers, with a bar."""
-    from ppdm.release.evaluate import score_candidate
-
-    kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed, **context}
-    return _score_jobs(X, y, jobs, cache, progress, title, score_candidate, kw, lambda todo: _workers(cfg, todo))
+def sweep_workers(cfg: ReleaseConfig) -> int | None:
+    """Worker processes for a sweep's stages: the configured number here, every worker of a cluster (None)."""
+    return None if _on_cluster() else cfg.n_jobs
 
 
 def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cache: Cache,
@@ -232,9 +227,11 @@ def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tu
     Where the table is not here (``X`` is None), ``sample`` is the screening sample made where it is (its
     rows, label and shown columns), ``n_rows`` the table's rows and ``source`` where the workers read it.
     """
-    from ppdm.release.evaluate import holdout_split
+    from ppdm.release.halving import first_passes
     from ppdm.release.scale import FINALISTS, ONE_FINALIST_ABOVE, SCREEN_MARGIN, score_at_scale, screen_rows
     from ppdm.release.select import meets_policy, risk_score
+    from ppdm.release.trial import SweepTable
+    from ppdm.release.utility import holdout_split
 
     if sample is None:
         n_rows = len(X)
@@ -242,20 +239,23 @@ def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tu
         sample = (X[rows], None if y is None else y[rows], context["categories"][rows])
     X_sample, ys, shown_sample = sample
     assert n_rows is not None
-    # screening ranks by the objective and rejects on risk: it measures the objective alone, and stops
-    # attacking a candidate whose linkage already breaks the policy
-    light = {"objective": cfg.policy.objective, "max_reidentification": cfg.policy.max_reidentification}
-    screen_ctx = dict(context, categories=shown_sample, screening=light,
-                      holdout=None if ys is None else holdout_split(ys, seed=seed))
+    # screening ranks by the objective and rejects on risk: the first pass of every candidate on the sample
+    split = None if ys is None else holdout_split(ys, seed=seed)
+    table = SweepTable(X=X_sample, y=ys, codec=context.get("codec"), shown=shown_sample,
+                       folds=None if split is None else [split], columns=list(context["columns"]),
+                       preprocess=cfg.preprocess, threat=cfg.threat, seed=seed, key_seed=context.get("key_seed"),
+                       seed_known=bool(context.get("seed_known")), objective=cfg.policy.objective,
+                       policy=cfg.policy)
     size = len(X_sample)
-    salted = [(hashlib.sha256(f"screen:{size}:{json.dumps(light, sort_keys=True)}:{k}".encode()).hexdigest(),
-               m, p) for k, m, p in jobs]
-    screened = run_sweep(X_sample, ys, salted, cfg, cache, progress, seed, screen_ctx,
-                         title=f"screening on {size:,} rows")
+    salted = [(hashlib.sha256(f"screen:{size}:{k}".encode()).hexdigest(), m, p) for k, m, p in jobs]
+    screened = first_passes(table, salted, cache, workers=sweep_workers(cfg), progress=progress,
+                            title=f"screening on {size:,} rows")
+    del table
     del X_sample, ys, shown_sample, sample
     note = (f"screened on a seeded sample of {size:,} of {n_rows:,} rows (risk on a sample is higher than "
             "on the whole table, so screening only rejects)")
     for c in screened:
+        c["stage"] = "screening"
         c["measured_on"] = {"stage": "screening", "rows": int(size), "note": note}
     obj = cfg.policy.objective
     ok = [i for i, c in enumerate(screened) if "failed" not in c]

@@ -74,8 +74,8 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
     from ppdm.data.io import read_table
     from ppdm.data.schema import resolve_schema
-    from ppdm.release.evaluate import holdout_folds, holdout_split
     from ppdm.release.source import design_fingerprint
+    from ppdm.release.utility import holdout_folds, holdout_split
     from ppdm.utils.memory import give_back
 
     df = read_table(spec.source, sep=spec.sep) if frame is None else frame
@@ -147,7 +147,7 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
 
 def original_utility(X: np.ndarray, y: np.ndarray | None, folds: Any, seed: int, codec: Any) -> dict[str, float]:
     """The utility of the original table itself, measured as every candidate's is (the yardstick)."""
-    from ppdm.release.evaluate import pooled, utility_scores
+    from ppdm.release.utility import pooled, utility_scores
 
     scores = utility_scores(X, y, seed=seed) if y is not None else {}
     scores["neighbour_pct"] = 100.0
@@ -164,7 +164,7 @@ def _original_tstr(X: np.ndarray, y: Any, train: np.ndarray, test: np.ndarray, s
                    numeric: np.ndarray | None) -> dict[str, float]:
     """The train-on-release models trained on the original's ``train`` rows: the rows they learn from are
     taken first (at most ``TSTR_TRAIN_SAMPLE``), not a copy of every training row."""
-    from ppdm.release.evaluate import TSTR_TRAIN_SAMPLE, stratified_sample, tstr_scores
+    from ppdm.release.utility import TSTR_TRAIN_SAMPLE, stratified_sample, tstr_scores
 
     fit = stratified_sample(y[train], TSTR_TRAIN_SAMPLE, seed)
     rows = train if fit is None else train[fit]

@@ -32,7 +32,8 @@ def _png(fig: Any) -> bytes:
 
 
 def _risk(c: dict[str, Any]) -> float:
-    return max(c["risk"]["reidentification"], c["risk"]["within_5pct"])
+    # the sweep's one risk number (the worst of its risks), or the two every record has
+    return float(c.get("risk_score", max(c["risk"]["reidentification"], c["risk"]["within_5pct"])))
 
 
 def tradeoff_png(record: dict[str, Any]) -> bytes:
@@ -44,9 +45,16 @@ def tradeoff_png(record: dict[str, Any]) -> bytes:
     methods = sorted({c["method"] for c in cands})
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k, m in enumerate(methods):
-        pts = [c for c in cands if c["method"] == m]
-        ax.scatter([_risk(c) for c in pts], [c["utility"][obj] for c in pts], color=_COLOURS[k % 10], label=m,
-                   alpha=0.8)
+        # a formally private candidate is a diamond; one measured by the first pass only is hollow
+        marker = "D" if m.startswith("dp-") else "o"
+        for full in (True, False):
+            pts = [c for c in cands if c["method"] == m and (c.get("stage") != "first pass") == full]
+            if pts:
+                colour = _COLOURS[k % 10]
+                ax.scatter([_risk(c) for c in pts], [c["utility"][obj] for c in pts], marker=marker, alpha=0.8,
+                           facecolors=colour if full else "none", edgecolors=colour,
+                           label=m if full or not any(c["method"] == m and c.get("stage") != "first pass"
+                                                      for c in cands) else None)
     front = sorted((c for c in cands if c.get("pareto")), key=_risk)
     if front:
         ax.step([_risk(c) for c in front], [c["utility"][obj] for c in front], where="post", color="black",
@@ -54,15 +62,16 @@ def tradeoff_png(record: dict[str, Any]) -> bytes:
     ch = next(c for c in cands if c.get("chosen"))
     ax.scatter([_risk(ch)], [ch["utility"][obj]], s=250, facecolors="none", edgecolors="red", linewidths=2,
                label="chosen")
-    limit = min(record["policy"]["max_reidentification"], record["policy"]["max_within_5pct"])
+    limit = min(v for k, v in record["policy"].items() if k.startswith("max_") and k != "max_attribute_inference")
     ax.axvline(limit, color="red", linestyle=":", linewidth=1, label="policy limit")
     orig = record["original_utility"].get(obj)
     if orig is not None:
         ax.axhline(orig, color="grey", linestyle="--", linewidth=1, label="original data")
-    ax.set_xlabel("risk: max(re-identification rate, values within 5 % beyond the median guess)")
+    ax.set_xlabel("risk: the worst of re-identification, values within 5 % beyond the control,\n"
+                  "singling out and linkability beyond the control")
     ax.set_ylabel(obj.replace("_pct", " (%)"))
     ax.legend(fontsize=8, loc="best")
-    ax.set_title("privacy-utility trade-off")
+    ax.set_title("privacy-utility trade-off (hollow: first pass only; diamond: formal guarantee)", fontsize=10)
     return _png(fig)
 
 
@@ -139,7 +148,8 @@ def histograms_png(hists: list[dict[str, Any]]) -> bytes | None:
     if not hists:
         return None
     plt = _plt()
-    fig, axes = plt.subplots(1, len(hists), figsize=(3.2 * len(hists), 2.8), squeeze=False)
+    # a constrained layout keeps the figure's title clear of the panels' titles
+    fig, axes = plt.subplots(1, len(hists), figsize=(3.2 * len(hists), 3.1), squeeze=False, layout="constrained")
     for ax, h in zip(axes[0], hists, strict=False):
         centres = (h["edges"][:-1] + h["edges"][1:]) / 2
         w = h["edges"][1] - h["edges"][0]

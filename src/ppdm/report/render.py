@@ -26,6 +26,11 @@ def _num(v: Any) -> str:
     return str(v)
 
 
+def _pct(v: Any) -> str:
+    """A share as a percentage with one decimal ("-" when not measured)."""
+    return "-" if v is None or isinstance(v, bool) else f"{100 * float(v):.1f} %"
+
+
 def render_report(record: dict[str, Any], plot_data: dict[str, Any]) -> str:
     """HTML for a release record; ``plot_data`` holds aggregates only (see ppdm.release.summary)."""
     import jinja2
@@ -58,6 +63,7 @@ def render_report(record: dict[str, Any], plot_data: dict[str, Any]) -> str:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["num"] = _num
+    env.filters["pct"] = _pct
     obj = record["policy"]["objective"]
     return env.get_template("report.html.j2").render(record=record, figures=figures, objective=obj,
                                                      chosen=record["chosen"])

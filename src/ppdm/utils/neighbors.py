@@ -15,6 +15,10 @@ __all__ = ["nearest_neighbors", "BLOCK_BYTES"]
 BLOCK_BYTES = 64 * 1024**2
 #: values of the query-neighbour differences recomputed at a time (two such arrays: 4 MB)
 DISTANCE_CELLS = 262_144
+#: query x reference x column differences at most for the direct search (8 MB): scikit-learn's search costs a
+#: thread pool's start-up per call, tens of milliseconds on a loaded machine, which many small searches (one
+#: per group of records) would pay again and again
+SMALL_CELLS = 1_048_576
 
 
 def nearest_neighbors(
@@ -52,9 +56,12 @@ def nearest_neighbors(
     Qm = np.ascontiguousarray(queries, dtype=np.float64)
     R = np.ascontiguousarray(reference, dtype=np.float64)
     kk = k + 1 if exclude_self else k
-    with sklearn.config_context(working_memory=max(1, block_bytes // 1024**2)):
-        nn = NearestNeighbors(n_neighbors=kk, algorithm="brute").fit(R)
-        idx = nn.kneighbors(Qm, return_distance=False)
+    if len(Qm) * len(R) * max(1, Qm.shape[1]) <= SMALL_CELLS:
+        idx = _small_search(Qm, R, kk)
+    else:
+        with sklearn.config_context(working_memory=max(1, block_bytes // 1024**2)):
+            nn = NearestNeighbors(n_neighbors=kk, algorithm="brute").fit(R)
+            idx = nn.kneighbors(Qm, return_distance=False)
     if exclude_self:
         own = idx == np.arange(len(Qm))[:, None]
         # drop the row's own index (or, when a duplicate row hid it, the farthest candidate)
@@ -71,3 +78,12 @@ def nearest_neighbors(
         diff = Qm[s:s + step, None, :] - R[idx[s:s + step]]
         dist[s:s + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
     return idx, dist
+
+
+def _small_search(Q: np.ndarray, R: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` nearest rows of ``R`` for each row of ``Q`` from one exact distance matrix (a small search):
+    nearest first, equal distances in the reference's order."""
+    diff = Q[:, None, :] - R[None, :, :]
+    d2 = np.einsum("ijk,ijk->ij", diff, diff)
+    order = np.argsort(d2, axis=1, kind="stable")
+    return order[:, :k]

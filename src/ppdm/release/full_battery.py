@@ -1,0 +1,95 @@
+"""The sweep's full battery: everything the first pass left out, for the candidates that can still be chosen.
+
+On top of a candidate's first pass (:mod:`ppdm.release.first_pass`), whose measurements it keeps:
+
+* every other attack of the threat model on the release of every row, and the linkage's other spaces
+  (raw, standardised and projected spaces, k-NN distance profiles, one-to-one matching; the first pass's
+  spaces are merged in, so the linkage is the worst over all of them);
+* the train-on-release models on the further held-out folds, pooled with the first fold's;
+* the cross-validated accuracies on the release itself and the neighbour preservation.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ppdm.release.trial import SweepTable, Trial
+
+__all__ = ["full_battery", "battery"]
+
+
+def battery(table: SweepTable) -> list[str]:
+    """The attacks of the threat model a sweep runs (the seed search only for a user's seed)."""
+    from ppdm.attacks import ThreatModel, applicable_attacks
+
+    return [a for a in applicable_attacks(ThreatModel.parse(table.threat), True)
+            if table.seed_known or a != "seed_search"]
+
+
+def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
+    """The candidate's record after its full battery, from its first pass ``first`` (plain data, no keys)."""
+    from ppdm.attacks import FIRST_SPACES, LINKAGE_SPACES, run_attacks_named
+    from ppdm.release.first_pass import Clock
+    from ppdm.release.risk import risk_of, scalar_items, with_linked_risk
+    from ppdm.release.utility import neighbour_preservation, pooled, tstr_scores, utility_scores
+
+    t0 = time.perf_counter()
+    clock = Clock()
+    trial = Trial(table, method, params)
+    whole = trial.release()
+    clock.lap("release")
+    X_att, B_att, cats, columns = trial.attack_view(whole)
+    # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
+    rest = [scalar_items(r.to_dict()) for r in run_attacks_named(
+        X_att, B_att, table.threat, attacks=battery(table), random_state=table.seed, n_seeds=1, columns=columns,
+        categories=cats, mechanism=trial.mechanism(), seed_scan=1000 if table.seed_known else 0,
+        spaces=LINKAGE_SPACES - FIRST_SPACES)]
+    attacks = _merge_linkage(first["attacks"], rest)
+    clock.lap("attacks")
+    util = dict(first["utility"])
+    if table.y is not None:
+        util.update(utility_scores(whole.design, table.y, seed=table.seed))
+    util["neighbour_pct"] = neighbour_preservation(table.X, whole.design, seed=table.seed)
+    clock.lap("utility")
+    if table.folds and len(table.folds) > 1:
+        numeric = None if table.codec is None else table.codec.numeric_index_
+        tstr = {k: v for k, v in first["utility"].items() if k.startswith("tstr_")}
+        scores = [(len(table.folds[0][1]), tstr)]
+        for i, (train, test) in enumerate(table.folds[1:], start=1):
+            part = trial.release(train, name=f"fold {i}")
+            scores.append((len(test), tstr_scores(part.design, part.label, table.X[test], table.y[test],
+                                                  seed=table.seed, numeric=numeric)))
+        util.update(pooled(scores))
+        clock.lap("further folds")
+    held = first.get("held_out") or {}
+    risk = with_linked_risk(risk_of(attacks), held.get("linked"), held.get("sensitive"))
+    out = dict(first)
+    out.update({"utility": util, "attacks": attacks, "risk": risk, "stage": "full battery",
+                "seconds": first.get("seconds", 0.0) + time.perf_counter() - t0,
+                "timings": {**first.get("timings", {}), "full battery": clock.laps}})
+    return out
+
+
+def _merge_linkage(first: list[dict[str, Any]], rest: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The full battery's attacks with the first pass's linkage spaces merged into its linkage (the worst over
+    every space), in the battery's order."""
+    linked = {a["attack"]: a for a in first}
+    out = []
+    for a in rest:
+        if a["attack"] == "linkage" and "linkage" in linked:
+            a = _union(linked["linkage"], a)
+        out.append(a)
+    return out
+
+
+def _union(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """One linkage result from two measured over disjoint spaces of the same release and population."""
+    details = {**a.get("details", {}), **b.get("details", {})}
+    rates = {**(a.get("details", {}).get("rates") or {}), **(b.get("details", {}).get("rates") or {})}
+    details["rates"] = rates
+    chance = float(details.get("chance", a.get("control_rate") or 0.0))
+    rate = max(rates.values(), default=chance)
+    details["best_space"] = max(rates, key=lambda k: rates[k]) if rates else None
+    return {**b, "success": rate, "reidentification_rate": rate, "details": details,
+            "excess": max(0.0, rate - chance)}

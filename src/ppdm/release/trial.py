@@ -1,0 +1,152 @@
+"""One candidate on one table: the table every stage of the sweep measures, and the candidate's releases.
+
+A :class:`SweepTable` is what the sweep's workers receive once per task: the design, the label, the columns
+shown unchanged beside the release, the held-out folds and the settings of the measurement. A
+:class:`Trial` makes a candidate's releases of it (of every row, or of a fold's training rows), each once,
+and decodes them as they would be published: what is measured is what is published.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SweepTable", "Trial", "Released"]
+
+
+@dataclass(frozen=True)
+class SweepTable:
+    """The table a sweep measures and how (plain data: it travels to worker processes).
+
+    ``X``: the design (a whole table's, from its codec); ``y``: the label as text (None: no usable label);
+    ``shown``: the columns reaching the release unchanged (the label among them), as text; ``folds``: disjoint
+    (training rows, held-out real rows) splits, the first of which the first pass uses; ``columns``: the
+    design's names; ``key_seed``: the release key's mechanism stream (the chosen candidate is the very release
+    published); ``seed``: the evaluation's seed (folds, samples, attack draws); ``seed_known``: the key is a
+    user's seed, which the seed search tries.
+    """
+
+    X: np.ndarray
+    y: np.ndarray | None
+    codec: Any
+    shown: np.ndarray | None
+    folds: list[tuple[np.ndarray, np.ndarray]] | None
+    columns: list[str]
+    preprocess: str
+    threat: str
+    seed: int
+    key_seed: object = None
+    seed_known: bool = False
+    objective: str = "tstr_knn_pct"
+    policy: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def mechanism_seed(self) -> object:
+        return self.seed if self.key_seed is None else self.key_seed
+
+    def draws(self, stream: int) -> np.random.Generator:
+        """The categorical draws of a decoded release: from the release key (the evaluation seed without one)."""
+        return np.random.default_rng([int(self.mechanism_seed), stream])  # type: ignore[call-overload]
+
+
+@dataclass
+class Released:
+    """A candidate's release of some rows, as published.
+
+    ``design``: its design (a whole table's re-encoded as published); ``numbers``: the numbers the attacks
+    compare (a whole table's numeric columns in their units, else the design); ``published``: a whole table's
+    decoded release (:class:`~ppdm.data.codec.Decoded`; None for a numeric table); ``rows``: the table's rows it
+    releases (None: all); ``label``: the label of those rows; ``seconds``: the time it took.
+    """
+
+    design: np.ndarray
+    numbers: np.ndarray
+    published: Any
+    rows: np.ndarray | None
+    label: np.ndarray | None
+    seconds: float
+
+
+class Trial:
+    """A candidate (``method``, ``params``) on a :class:`SweepTable`: its releases, each made once."""
+
+    def __init__(self, table: SweepTable, method: str, params: dict[str, Any]) -> None:
+        self.table, self.method, self.params = table, method, params
+        self._made: dict[str, Released] = {}
+        self._original: dict[str, Any] = {}
+
+    def release(self, rows: np.ndarray | None = None, *, name: str = "all") -> Released:
+        """The release of the table's ``rows`` (None: every row), made on first use under ``name``.
+
+        The draws are the key's: a fold's release is the same candidate fitted on fewer rows. A whole table's
+        categorical draws take stream 1 for every row and stream 2 for a fold (as the published release and
+        the held-out measurements always have).
+        """
+        if name in self._made:
+            return self._made[name]
+        from ppdm.flow.arrays import perturb_array
+        from ppdm.release.candidates import build_candidate
+
+        t = self.table
+        t0 = time.perf_counter()
+        X = t.X if rows is None else t.X[rows]
+        y = t.y if rows is None or t.y is None else t.y[rows]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mech = build_candidate(self.method, self.params, random_state=t.mechanism_seed, codec=t.codec)
+            B, _ = perturb_array(X, mech, preprocess=t.preprocess, y=y)
+        if B.shape != X.shape:
+            raise ValueError(f"{self.method} changes the number of columns; value metrics need the same columns")
+        published = None
+        numbers = B
+        if t.codec is not None:
+            # scored as published: decoded (rounded, clipped, categories chosen) and re-encoded
+            published = t.codec.decode_parts(B, rng=t.draws(1 if rows is None else 2))
+            B = t.codec.encode_decoded(published)
+            numbers = published.numbers if t.codec.numeric_names else B
+        made = Released(B, numbers, published, rows, y, time.perf_counter() - t0)
+        self._made[name] = made
+        return made
+
+    def original(self, rows: np.ndarray | None = None, *, name: str = "all") -> Any:
+        """The original rows decoded as a release of them would be (a whole table's); None for numbers only."""
+        if self.table.codec is None:
+            return None
+        if name not in self._original:
+            X = self.table.X if rows is None else self.table.X[rows]
+            self._original[name] = self.table.codec.decode_parts(X)
+        return self._original[name]
+
+    def attack_view(self, released: Released) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None,
+                                                         list[str]]:
+        """What the attacks compare for a release: the original's numbers and the release's (rows aligned),
+        the categorical columns and shown columns of both as text (None when there are none), the names."""
+        t = self.table
+        rows = released.rows
+        shown = t.shown if t.shown is None or rows is None else t.shown[rows]
+        if t.codec is None:
+            X = t.X if rows is None else t.X[rows]
+            cats = None if shown is None or shown.shape[1] == 0 else (shown, shown)
+            return X, released.numbers, cats, t.columns
+        original = self.original(rows, name="all" if rows is None else f"rows{len(rows)}")
+        side = np.zeros((len(released.numbers), 0), dtype=object) if shown is None else shown
+        cats_o = np.column_stack([t.codec.filled(original), side])
+        cats_r = np.column_stack([t.codec.filled(released.published), side])
+        if t.codec.numeric_names:
+            X_att, columns = original.numbers, t.codec.numeric_names
+        else:
+            X_att, columns = t.X if rows is None else t.X[rows], t.columns
+        return X_att, released.numbers, (cats_o if cats_o.shape[1] else None,
+                                         cats_r if cats_r.shape[1] else None) if cats_o.shape[1] else None, columns
+
+    def mechanism(self) -> dict[str, Any]:
+        """What the publisher states about the mechanism (Kerckhoffs): the seed search replays it. A combined
+        candidate's numeric mechanism is the one the numbers went through."""
+        from ppdm.release.candidates import numeric_part
+
+        replayed, replayed_params = numeric_part(self.method, self.params)
+        return {"method": replayed, "params": replayed_params, "preprocess": self.table.preprocess, "y": self.table.y}
