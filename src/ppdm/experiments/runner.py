@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ class RunSummary:
     failed_cells: list[str]
     error: str = ""
     report: ReproductionReport | None = None
+    #: published values of the reference tables it read that the report does not show
+    uncomputed: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -34,7 +36,7 @@ class RunSummary:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "held": self.held, "checked": self.checked,
                 "seconds": round(self.seconds, 2), "passed": self.passed, "failed_cells": self.failed_cells,
-                "error": self.error}
+                "error": self.error, "uncomputed": self.uncomputed}
 
 
 def select(quick: bool) -> list[str]:
@@ -46,11 +48,18 @@ def select(quick: bool) -> list[str]:
 
 def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None,
             blas_threads: int | None = 1) -> RunSummary:
-    """Run one reproduction, passing only the options it declares; an exception becomes ``error``."""
+    """Run one reproduction, passing only the options it declares; an exception becomes ``error``.
+
+    The summary also lists the published values of the reference tables the run read that its report
+    does not show (:func:`ppdm.experiments.faithful.uncomputed_cells`).
+    """
     from ppdm.experiments import REPRODUCTIONS, run_reproduction
+    from ppdm.experiments.base import reference_reads
+    from ppdm.experiments.faithful import uncomputed_cells
 
     r = REPRODUCTIONS[id]
     opts = {k: v for k, v in (("data_dir", data_dir), ("trials", trials)) if k in r.options and v is not None}
+    reference_reads(reset=True)
     t0 = time.perf_counter()
     try:
         rep = run_reproduction(id, blas_threads=blas_threads, **opts)
@@ -58,7 +67,8 @@ def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None,
         return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}")
     dt = time.perf_counter() - t0
     failed = [f"{c.row} / {c.column}: {c.computed:.4g} vs {c.published:.4g}" for c in rep.failed]
-    return RunSummary(id, r.title, len(rep.checked) - len(rep.failed), len(rep.checked), dt, failed, report=rep)
+    return RunSummary(id, r.title, len(rep.checked) - len(rep.failed), len(rep.checked), dt, failed, report=rep,
+                      uncomputed=uncomputed_cells(rep, reference_reads(reset=True)))
 
 
 def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = True,
