@@ -19,6 +19,7 @@ from ppdm.experiments import (
     alotaibi2015_utility,
     wang2008,
     wang2008_nmf,
+    wang2008_partition,
     wang2008_perf,
     wang2008_stream,
     wang2008_wdbc,
@@ -49,6 +50,11 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("wang2008-fig-3-13", "ORG: attribute-partition s-SVD against the number of distorted "
                      "attributes (Fig. 3.13)", xu2006.fig_3_13, slow=True),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
+        Reproduction("wang2008-fig-3-14", "selective s-SVD on WBC: accuracy against the rank, partitions P1-P3 "
+                     "(Fig. 3.14)", wang2008_partition.fig_3_14, slow=True),
+        Reproduction("wang2008-figs-2-4-2-5", "distortion metrics of thin SVD and noise on YEAST, from --data-dir "
+                     "(Figs 2.4, 2.5)", wang2008_partition.figs_2_4_2_5, options=("data_dir", "trials"),
+                     needs=("yeast",)),
         Reproduction("alotaibi2015-table-5-11", "k-NN Friedman ranks (Table 5.11)", alotaibi2015_utility.table_5_11),
         Reproduction("alotaibi2015-table-5-12", "linear SVM Friedman ranks (Table 5.12)",
                      alotaibi2015_utility.table_5_12),

@@ -124,6 +124,8 @@ class Reproduction:
     slow: bool = False
     #: keyword options ``run`` accepts (``ppdm reproduce --data-dir/--trials``)
     options: tuple[str, ...] = ()
+    #: UCI sets (keys of :data:`ppdm.datasets.uci.UCI_SETS`) it cannot run without: read from ``--data-dir``
+    needs: tuple[str, ...] = ()
 
 
 def _ref(name: str):  # type: ignore[no-untyped-def]

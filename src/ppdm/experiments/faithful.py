@@ -17,7 +17,7 @@ from typing import Any
 
 from ppdm.experiments.base import ReproductionReport, reference_rows
 
-__all__ = ["KEY_COLUMNS", "value_cells", "uncomputed_cells", "reproduced_ids", "contradictions"]
+__all__ = ["KEY_COLUMNS", "INPUT_TABLES", "value_cells", "uncomputed_cells", "reproduced_ids", "contradictions"]
 
 #: columns of the reference tables that label a row or hold a parameter, a helper or a description of the
 #: data (not a published result to compare with)
@@ -32,6 +32,10 @@ KEY_COLUMNS = frozenset({
 })
 #: reference files that hold values read one by one (text values, worked examples), not whole tables
 _SELECTIVE = ("_text_values.csv",)
+#: reference tables that are a document's input data, not its results (the manifest lists them as not results)
+INPUT_TABLES = frozenset({"alotaibi2015_table2_1.csv", "alotaibi2015_table3_1.csv", "alotaibi2015_table4_2.csv",
+                          "alotaibi2015_table5_2.csv", "wang2008_table2_4.csv", "wang2008_table2_5.csv",
+                          "wang2008_table2_6.csv"})
 
 
 def _number(text: str) -> float | None:
@@ -46,9 +50,10 @@ def value_cells(name: str) -> list[tuple[str, str, float]]:
     """The published values of a reference table: ``(row label, column, value)`` per numeric cell.
 
     Key, helper and note columns (:data:`KEY_COLUMNS`, ``note``) are left out, and so are the files of
-    values quoted from the text, which reproductions read one value at a time.
+    values quoted from the text, which reproductions read one value at a time, and the tables that are a
+    document's input (:data:`INPUT_TABLES`).
     """
-    if name.endswith(_SELECTIVE):
+    if name.endswith(_SELECTIVE) or name in INPUT_TABLES:
         return []
     rows = reference_rows(name, record=False)
     out = []
@@ -57,6 +62,8 @@ def value_cells(name: str) -> list[tuple[str, str, float]]:
         for col, text in r.items():
             if col in KEY_COLUMNS or col == "note" or col.startswith("bold_") or text is None:
                 continue
+            if col == "svm_pct" and r.get("svm_computed") == "0":
+                continue  # the appendices print 0.0000 where SVMlight was not run
             v = _number(text.strip())
             if v is not None:
                 out.append((label, col, v))

@@ -245,7 +245,7 @@ SVM_DRAWS: dict[str, tuple[int, ...]] = {
     "rpoA": (0, 1, 4, 9, 14, 19, 24, 29, 34, 39, 44, 49),
 }
 #: C values of the sensitivity of Table 3.7's SVM block (SVMlight's own default is the protocol)
-SVM_C_GRID = (0.1, 1.0, 10.0)
+SVM_C_GRID = (0.1, 10.0)
 _ORIG_SVM = 96.49  # Table 3.7's printed original SVMlight accuracy, used by Max.rel.err
 
 
