@@ -83,11 +83,18 @@ def test_contradictions_name_each_kind_of_false_claim() -> None:
 
 
 def test_uncomputed_cells_finds_published_values_left_out() -> None:
+    from ppdm.experiments.faithful import value_cells
+
+    cells = value_cells("wang2008_table2_1.csv")  # RE, RP, RK, CP, CK of the rank-2 and rank-1 releases
+    assert len(cells) == 10
     rep = ReproductionReport("t", "t")
-    rep.add("k=1", "RE", 0.0, 0.2, 1e-3)  # wang2008_table2_1.csv rows: k = 2 and k = 1
+    first = cells[0][2]
+    rep.add("row", "col", 0.0, first, 1e-3)
     missing = uncomputed_cells(rep, ["wang2008_table2_1.csv"])
-    assert missing and all(m.startswith("wang2008_table2_1.csv") for m in missing)
-    assert len(missing) == 10 - sum(1 for m in missing if "= 0.2" in m) - 0  # every other value is named
+    assert len(missing) == sum(1 for _, _, v in cells if v != first)  # every other value is named
+    rep.add("row", "other", 0.0, 7.0, None, "info", f"printed {cells[1][2]:g}, read as 7")  # a corrected print
+    assert len(uncomputed_cells(rep, ["wang2008_table2_1.csv"])) == len(missing) - sum(
+        1 for _, _, v in cells if v == cells[1][2])
     assert uncomputed_cells(rep, ["alotaibi2015_text_values.csv"]) == []  # values quoted one by one
 
 

@@ -12,12 +12,14 @@ manifest.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ppdm.experiments.base import ReproductionReport, reference_rows
 
-__all__ = ["KEY_COLUMNS", "INPUT_TABLES", "value_cells", "uncomputed_cells", "reproduced_ids", "contradictions"]
+__all__ = ["KEY_COLUMNS", "INPUT_TABLES", "INPUT_COLUMNS", "value_cells", "uncomputed_cells", "reproduced_ids",
+           "contradictions"]
 
 #: columns of the reference tables that label a row or hold a parameter, a helper or a description of the
 #: data (not a published result to compare with)
@@ -36,6 +38,8 @@ _SELECTIVE = ("_text_values.csv",)
 INPUT_TABLES = frozenset({"alotaibi2015_table2_1.csv", "alotaibi2015_table3_1.csv", "alotaibi2015_table4_2.csv",
                           "alotaibi2015_table5_2.csv", "wang2008_table2_4.csv", "wang2008_table2_5.csv",
                           "wang2008_table2_6.csv"})
+#: columns of a reference table that hold a worked example's input, not its result
+INPUT_COLUMNS: dict[str, frozenset[str]] = {"alotaibi2015_table2_2.csv": frozenset({"y1", "y2"})}
 
 
 def _number(text: str) -> float | None:
@@ -60,7 +64,9 @@ def value_cells(name: str) -> list[tuple[str, str, float]]:
     for i, r in enumerate(rows):
         label = next((str(v) for k, v in r.items() if v and _number(v) is None and k != "note"), str(i + 1))
         for col, text in r.items():
-            if col in KEY_COLUMNS or col == "note" or col.startswith("bold_") or text is None:
+            if col in KEY_COLUMNS or col in INPUT_COLUMNS.get(name, ()) or col == "note" or col.startswith("bold_"):
+                continue
+            if text is None:
                 continue
             if col == "svm_pct" and r.get("svm_computed") == "0":
                 continue  # the appendices print 0.0000 where SVMlight was not run
@@ -87,10 +93,15 @@ def uncomputed_cells(report: ReproductionReport, files: Iterable[str]) -> list[s
         for label, col, v in value_cells(name):
             if any(_close(v, s) for s in shown):
                 continue
-            if f"printed {v:g}" in notes or f"printed {_as_printed(name, label, col)}" in notes:
+            if _quoted(f"{v:g}", notes) or _quoted(_as_printed(name, label, col), notes):
                 continue
             missing.append(f"{name} {label} / {col} = {v:g}")
     return missing
+
+
+def _quoted(number: str, text: str) -> bool:
+    """Whether ``text`` says "printed <number>" (the whole number: 0.5 is not 0.55, nor is 0 0.5)."""
+    return bool(number) and re.search(r"printed " + re.escape(number) + r"(?![\d.]\d)", text) is not None
 
 
 def _as_printed(name: str, label: str, col: str) -> str:

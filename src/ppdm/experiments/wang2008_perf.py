@@ -115,7 +115,8 @@ def table_4_7_figs_4_3_4_4(n_seeds: int = 5) -> ReproductionReport:
             f"largest over all starts: {int(D['iterations'].max())}")
     fastest = int(med["seconds"].idxmin())
     rep.add("Table 4.7 claim", "K = 2 is the fastest (printed 0.52 s vs >= 4.65 s; 1 = yes)", float(fastest == 2),
-            1.0, 0.0, "statistical", f"fastest median: K = {fastest}")
+            1.0, None, "info", f"fastest median: K = {fastest}; run times depend on the machine and its load "
+            "(it held on a quiet machine and not on a loaded one), so this is shown, not checked")
     # Fig. 4.3: printed W 0.34, H 0.64, more than half of H zero; the text: factors sparser than the basis
     for col, target in (("sparseness_w", 0.34), ("sparseness_h", 0.64)):
         v = S[col].to_numpy()
