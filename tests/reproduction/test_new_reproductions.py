@@ -93,3 +93,9 @@ def test_parallel_run_returns_the_summaries_in_order() -> None:
     out = run_with_progress(ids, show=False, jobs=2, on_summary=lambda s: seen.append(s.id))
     assert [s.id for s in out] == ids and sorted(seen) == sorted(ids)
     assert all(s.passed and s.checked > 0 for s in out)
+
+
+def test_jobs_needs_all(cli) -> None:
+    from tests.conftest import one_line_error
+
+    assert "--all" in one_line_error(*cli("reproduce", "wang2008-table-2-1", "--jobs", "2"))

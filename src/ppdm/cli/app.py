@@ -288,7 +288,8 @@ def reproduce(
         "--out", help="Directory for the reproduction's tidy tables (CSV) and figures (PNG), where it has any.")
     ] = None,
     data_dir: Annotated[Path | None, typer.Option(
-        "--data-dir", help="Directory of extra data sets (<name>.csv, class last) for reproductions that use them.")
+        "--data-dir", help="Directory of data sets that are not bundled, for the reproductions that use them: UCI "
+        "files as published (yeast.data, ecoli.data, ...) or <name>.csv exports, class last.")
     ] = None,
     trials: Annotated[int | None, typer.Option("--trials", help="Trials per cell, for randomised sweeps.")] = None,
     coverage: Annotated[bool, typer.Option(

@@ -28,6 +28,8 @@ class RunSummary:
     report: ReproductionReport | None = None
     #: why it did not run (a data set it needs is not in ``--data-dir``); empty when it ran
     skipped: str = ""
+    #: CPU seconds of the process while it ran (all threads): what it costs whatever else the machine runs
+    cpu_seconds: float = 0.0
     #: published values of the reference tables it read that the report does not show
     uncomputed: list[str] = field(default_factory=list)
 
@@ -38,7 +40,8 @@ class RunSummary:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "held": self.held, "checked": self.checked,
                 "seconds": round(self.seconds, 2), "passed": self.passed, "failed_cells": self.failed_cells,
-                "error": self.error, "uncomputed": self.uncomputed, "skipped": self.skipped}
+                "error": self.error, "uncomputed": self.uncomputed, "skipped": self.skipped,
+                "cpu_seconds": round(self.cpu_seconds, 2)}
 
 
 def select(quick: bool) -> list[str]:
@@ -65,15 +68,16 @@ def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None,
     if missing:
         return RunSummary(id, r.title, 0, 0, 0.0, [], skipped=f"needs {missing} in --data-dir")
     reference_reads(reset=True)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         rep = run_reproduction(id, blas_threads=blas_threads, **opts)
     except Exception as exc:  # noqa: BLE001 - a batch run reports a crash and goes on
-        return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}")
-    dt = time.perf_counter() - t0
+        return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}",
+                          cpu_seconds=time.process_time() - c0)
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     failed = [f"{c.row} / {c.column}: {c.computed:.4g} vs {c.published:.4g}" for c in rep.failed]
     return RunSummary(id, r.title, len(rep.checked) - len(rep.failed), len(rep.checked), dt, failed, report=rep,
-                      uncomputed=uncomputed_cells(rep, reference_reads(reset=True)))
+                      uncomputed=uncomputed_cells(rep, reference_reads(reset=True)), cpu_seconds=cpu)
 
 
 def _missing_data(needs: tuple[str, ...], data_dir: Path | None) -> str:
@@ -240,7 +244,7 @@ def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
     lines = ["# `ppdm reproduce --all`: summary of a run", ""]
     if context:
         lines += [context, ""]
-    lines += ["| id | held / checked | time (s) | result |", "|---|---:|---:|---|"]
+    lines += ["| id | held / checked | time (s) | CPU (s) | result |", "|---|---:|---:|---:|---|"]
     for r in rows:
         if r.get("skipped"):
             result = "skipped: " + cell(str(r["skipped"]))
@@ -254,12 +258,15 @@ def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
             result = "nothing checked (values shown only)"
         else:
             result = "held"
-        lines.append(f"| `{r['id']}` | {r['held']}/{r['checked']} | {r['seconds']:.1f} | {result} |")
+        cpu = f"{float(r['cpu_seconds']):.1f}" if "cpu_seconds" in r else "-"
+        lines.append(f"| `{r['id']}` | {r['held']}/{r['checked']} | {r['seconds']:.1f} | {cpu} | {result} |")
     total = sum(float(r["seconds"]) for r in rows)
+    cpu_total = sum(float(r.get("cpu_seconds", 0.0)) for r in rows)
     held = sum(bool(r["passed"]) for r in rows)
     cells = sum(int(r["held"]) for r in rows), sum(int(r["checked"]) for r in rows)
     lines += ["", f"{held} of {len(rows)} reproductions hold in full; {cells[0]} of {cells[1]} checked cells hold; "
-              f"{total / 60:.1f} min in all (the sum of the times above)."]
+              f"{total / 60:.1f} min in all (the sum of the times above)"
+              + (f"; {cpu_total / 60:.1f} min of CPU." if cpu_total else ".")]
     return "\n".join(lines) + "\n"
 
 
