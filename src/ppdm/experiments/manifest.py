@@ -79,8 +79,9 @@ _CLS_BINARY = ("; SVMs on the binary sets: BCW and, from a data directory, Pima 
                "and Hepatitis")
 _GEN56 = ("the thesis does not give its three-group generator: printed values are shown, its claims of shape "
           "are checked; 11 of them do not hold as measured (listed on the page)")
-_SVM_C = ("SVMlight's C is not reported (the RBF kernel, gamma = 1 and 10 folds are: Table 3.7's header), nor how "
-          "its folds split the rows: SVM accuracies with SVMlight's own default C are shown, not checked")
+_SVM_C = ("SVMlight's C is not reported (the RBF kernel, gamma = 1 and 10 folds are: the dissertation's Table 3.7 "
+          "header), nor how its folds split the rows: SVM accuracies with SVMlight's own default C are shown, not "
+          "checked")
 _T36 = (_SVM_C + ". The noise rows' CorrMaintain follows neither definition of the metric and Arpo's CorrVal (one "
         "draw) lies outside the spread of 8 seeded draws: shown, not checked")
 _T37 = ("CorrMaintain of the two noise rows follows neither definition of the metric: shown, not checked. The SVM "
