@@ -30,7 +30,7 @@ KEY_COLUMNS = frozenset({
     "lower_pct_exclusive", "upper_pct_inclusive", "class_number", "class_size", "n_records", "n_attributes",
     "m_records", "n_classes", "n_subjects", "number", "best_bold_in_print", "bold_p_below_0_05_in_print",
     "bold_no_advantage_in_print", "label_printed", "appendix", "statistic", "pair_ij", "rank_delta", "d",
-    "x", "y", "modified_subject", "membership_change",
+    "x", "y", "modified_subject", "membership_change", "scheme", "test",
 })
 #: reference files that hold values read one by one (text values, worked examples), not whole tables
 _SELECTIVE = ("_text_values.csv",)
