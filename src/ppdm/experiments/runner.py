@@ -262,9 +262,12 @@ def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
         lines.append(f"| `{r['id']}` | {r['held']}/{r['checked']} | {r['seconds']:.1f} | {cpu} | {result} |")
     total = sum(float(r["seconds"]) for r in rows)
     cpu_total = sum(float(r.get("cpu_seconds", 0.0)) for r in rows)
-    held = sum(bool(r["passed"]) for r in rows)
+    skipped = sum(bool(r.get("skipped")) for r in rows)
+    held = sum(bool(r["passed"]) and not r.get("skipped") for r in rows)
     cells = sum(int(r["held"]) for r in rows), sum(int(r["checked"]) for r in rows)
-    lines += ["", f"{held} of {len(rows)} reproductions hold in full; {cells[0]} of {cells[1]} checked cells hold; "
+    ran = (f"{held} of {len(rows) - skipped} reproductions run hold in full ({skipped} skipped)" if skipped
+           else f"{held} of {len(rows)} reproductions hold in full")
+    lines += ["", f"{ran}; {cells[0]} of {cells[1]} checked cells hold; "
               f"{total / 60:.1f} min in all (the sum of the times above)"
               + (f"; {cpu_total / 60:.1f} min of CPU." if cpu_total else ".")]
     return "\n".join(lines) + "\n"
