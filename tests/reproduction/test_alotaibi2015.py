@@ -10,7 +10,7 @@ def test_registered() -> None:
 
 def test_table_3_5_pav_exact() -> None:
     rep = run_reproduction("alotaibi2015-table-3-5")
-    assert rep.passed and len(rep.checked) == 12
+    assert rep.passed and len(rep.checked) == 12 + 24 + 1  # final fit twice, the four printed pooling steps
 
 
 def test_worked_example() -> None:
@@ -30,12 +30,14 @@ def test_table_2_2_mahalanobis_is_the_squared_distance() -> None:
 
 def test_tables_3_2_3_4_iris_and_its_classical_scaling_start() -> None:
     rep = run_reproduction("alotaibi2015-tables-3-2-3-4")
-    assert len(rep.checked) == 104
-    # what does not hold, as found: row 9's y2 (-1.19 printed, score -1.11), the X dim 2 mean (printed 3.08;
-    # Iris sepal width sums to 458.6 over 150 records: 3.057) and Y dim 3's maximum (1.02 printed, 1.002)
-    failed = {(c.row, c.column): c for c in rep.failed}
-    assert set(failed) == {("Table 3.2 row 9", "y2"), ("Table 3.3 Mean", "X dim 2"), ("Table 3.3 Max", "Y dim 3")}
-    assert abs(failed[("Table 3.3 Mean", "X dim 2")].computed - 458.6 / 150) < 1e-12
+    assert rep.passed and len(rep.checked) == 101
+    # what does not hold, as found, is shown: row 9's y2 (-1.19 printed, score -1.11), the X dim 2 mean (printed
+    # 3.08; Iris sepal width sums to 458.6 over 150 records: 3.057) and Y dim 3's maximum (1.02 printed, 1.002)
+    found = {(c.row, c.column): c for c in rep.cells if c.note.startswith("does not hold as measured")}
+    assert set(found) == {("Table 3.2 row 9", "y2"), ("Table 3.3 Mean", "X dim 2"), ("Table 3.3 Max", "Y dim 3")}
+    assert abs(found[("Table 3.3 Mean", "X dim 2")].computed - 458.6 / 150) < 1e-12
+    y9 = found[("Table 3.2 row 9", "y2")]
+    assert abs(y9.computed - -1.1116) < 1e-3 and abs(y9.computed - y9.published) > 0.05  # misprint, not rounding
     # PCA scores are uncorrelated: the printed Y correlations of 0.00 hold
     ycorr = [c for c in rep.cells if c.row == "Table 3.4 Y"]
     assert len(ycorr) == 3 and all(abs(c.computed) < 1e-12 and c.passed for c in ycorr)

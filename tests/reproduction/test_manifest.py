@@ -70,14 +70,14 @@ def test_cli_all_summary(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "select", lambda quick: [k for k in ("wang2008-table-2-1", "test-failing",
                                                                       "test-crashing")
                                                          if not (quick and REPRODUCTIONS[k].slow)])
-    code, out, _ = cli("reproduce", "--all", "--json")
+    code, out, _ = cli("reproduce", "--all", "--json", "--jobs", "1")  # in-process: the patched registry
     assert code == 1
     rows = {r["id"]: r for r in json.loads(out)}
     assert rows["wang2008-table-2-1"]["passed"] and rows["wang2008-table-2-1"]["held"] == 11
     assert rows["test-failing"]["held"] == 1 and rows["test-failing"]["checked"] == 2
     assert rows["test-failing"]["failed_cells"] == ["row / col: 1 vs 2"]
     assert "boom" in rows["test-crashing"]["error"]
-    code, out, _ = cli("reproduce", "--all", "--quick")
+    code, out, _ = cli("reproduce", "--all", "--quick", "-j", "1")
     assert code == 1 and "test-crashing" not in out and "row / col" in out and "1/2" in out
 
 

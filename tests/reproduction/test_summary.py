@@ -7,7 +7,7 @@ from ppdm.experiments.runner import summary_markdown
 
 ROWS = [
     {"id": "a-held", "title": "", "held": 3, "checked": 3, "seconds": 1.5, "passed": True, "failed_cells": [],
-     "error": ""},
+     "error": "", "cpu_seconds": 66.0},
     {"id": "b-fails", "title": "", "held": 1, "checked": 5, "seconds": 60.0, "passed": False,
      "failed_cells": ["r1 / c|x: 1 vs 2", "r2 / c: 3 vs 4", "r3 / c: 5 vs 6", "r4 / c: 7 vs 8"], "error": ""},
     {"id": "c-crash", "title": "", "held": 0, "checked": 0, "seconds": 0.5, "passed": False, "failed_cells": [],
@@ -23,7 +23,8 @@ def test_summary_markdown_rows_and_totals() -> None:
     assert lines[0].startswith("# ") and "Run on a test machine." in md
     row = {ln.split("|")[1].strip(" `"): ln for ln in lines if ln.startswith("| `")}
     assert set(row) == {"a-held", "b-fails", "c-crash", "d-info"}
-    assert "| 3/3 | 1.5 | held |" in row["a-held"]
+    assert "| 3/3 | 1.5 | 66.0 | held |" in row["a-held"]
+    assert "| 60.0 | - |" in row["b-fails"]  # a run recorded without CPU times
     # the first three failing cells are named, a pipe inside a cell is escaped, the count is given
     assert "r1 / c\\|x: 1 vs 2" in row["b-fails"] and "r3 / c" in row["b-fails"]
     assert "r4" not in row["b-fails"] and "(4 in all)" in row["b-fails"]
@@ -31,7 +32,7 @@ def test_summary_markdown_rows_and_totals() -> None:
     assert "nothing checked" in row["d-info"]
     # 2 of 4 pass; 4 of 8 cells; 64 s = 1.1 min
     assert lines[-1] == "2 of 4 reproductions hold in full; 4 of 8 checked cells hold; 1.1 min in all " \
-                        "(the sum of the times above)."
+                        "(the sum of the times above); 1.1 min of CPU."
 
 
 def test_script_writes_the_page_from_json(tmp_path: Path) -> None:

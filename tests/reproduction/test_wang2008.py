@@ -52,4 +52,5 @@ def test_wbc_svd_rows() -> None:
 
 @pytest.mark.slow
 def test_table_3_7_statistics() -> None:
-    _assert_passes(wang2008.table_3_7(n_seeds=2), 95)
+    # the SVM block (about a minute more) is checked in `ppdm reproduce --all`
+    _assert_passes(wang2008.table_3_7(n_seeds=2, svm=False), 95)

@@ -288,7 +288,8 @@ def reproduce(
         "--out", help="Directory for the reproduction's tidy tables (CSV) and figures (PNG), where it has any.")
     ] = None,
     data_dir: Annotated[Path | None, typer.Option(
-        "--data-dir", help="Directory of extra data sets (<name>.csv, class last) for reproductions that use them.")
+        "--data-dir", help="Directory of data sets that are not bundled, for the reproductions that use them: UCI "
+        "files as published (yeast.data, ecoli.data, ...) or <name>.csv exports, class last.")
     ] = None,
     trials: Annotated[int | None, typer.Option("--trials", help="Trials per cell, for randomised sweeps.")] = None,
     coverage: Annotated[bool, typer.Option(
@@ -301,6 +302,9 @@ def reproduce(
         "--blas-threads", min=0, help="BLAS threads while a reproduction runs (0: the library's own setting). "
         "One by default: the reproductions do many small products, where threads gain nothing and stall on "
         "shared cores.")] = 1,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", "-j", min=1, help="With --all: worker processes (default: the CPU cores, at most 4). Reproductions "
+        "that share cached releases run in the same worker.")] = None,
     force: ForceOpt = False,
 ) -> None:
     """Recompute a published table and compare it cell by cell (exit 1 when a deterministic cell fails)."""
@@ -317,6 +321,8 @@ def reproduce(
         return
     if quick and not all_:
         raise ParameterError("--quick selects a subset of --all; give both")
+    if jobs is not None and not all_:
+        raise ParameterError("--jobs runs --all in parallel; give both")
     if all_ and table is not None:
         raise ParameterError("give a reproduction id or --all, not both")
     if list_ or (table is None and not all_):
@@ -327,12 +333,14 @@ def reproduce(
     if out is not None and not out.is_dir():
         raise OutputError(f"output directory '{out}' does not exist; create it first")
     if all_:
+        import os
+
         from ppdm.experiments.runner import run_with_progress, select, summary_table
 
         c = _console()
         summaries = run_with_progress(
             select(quick), console=c, show=not as_json, data_dir=data_dir, trials=trials,
-            blas_threads=blas_threads or None,
+            blas_threads=blas_threads or None, jobs=jobs or min(4, os.cpu_count() or 1),
             on_report=None if out is None else (
                 lambda rep: _write_artifacts(rep, out, force) if rep.tables or rep.figures else None))
         if as_json:

@@ -10,6 +10,7 @@ from ppdm.experiments import (
     alotaibi2015_distance_error,
     alotaibi2015_dot,
     alotaibi2015_examples,
+    alotaibi2015_figures,
     alotaibi2015_known_points,
     alotaibi2015_nmds,
     alotaibi2015_pca_attack,
@@ -18,6 +19,7 @@ from ppdm.experiments import (
     alotaibi2015_utility,
     wang2008,
     wang2008_nmf,
+    wang2008_partition,
     wang2008_perf,
     wang2008_stream,
     wang2008_wdbc,
@@ -48,6 +50,11 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction("wang2008-fig-3-13", "ORG: attribute-partition s-SVD against the number of distorted "
                      "attributes (Fig. 3.13)", xu2006.fig_3_13, slow=True),
         Reproduction("wang2008-table-3-10", "WBC thin SVD k = 3 (Table 3.10)", wang2008.table_3_10),
+        Reproduction("wang2008-fig-3-14", "selective s-SVD on WBC: accuracy against the rank, partitions P1-P3 "
+                     "(Fig. 3.14)", wang2008_partition.fig_3_14, slow=True),
+        Reproduction("wang2008-figs-2-4-2-5", "distortion metrics of thin SVD and noise on YEAST, from --data-dir "
+                     "(Figs 2.4, 2.5)", wang2008_partition.figs_2_4_2_5, options=("data_dir", "trials"),
+                     needs=("yeast",)),
         Reproduction("alotaibi2015-table-5-11", "k-NN Friedman ranks (Table 5.11)", alotaibi2015_utility.table_5_11),
         Reproduction("alotaibi2015-table-5-12", "linear SVM Friedman ranks (Table 5.12)",
                      alotaibi2015_utility.table_5_12),
@@ -86,6 +93,12 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                      alotaibi2015_nmds.fig_3_5),
         Reproduction("alotaibi2015-table-3-7", "Minkowski r = 1..5 at p = n - 1: Euclidean lowest (Table 3.7)",
                      alotaibi2015_nmds.table_3_7, slow=True),
+        Reproduction("alotaibi2015-fig-3-4", "distribution of Iris dissimilarities after NMDS to p = 3, 2, 1 "
+                     "(Fig. 3.4)", alotaibi2015_figures.fig_3_4, slow=True),
+        Reproduction("alotaibi2015-fig-4-20", "covariance ellipses of N(0, Sigma) draws with 10-30 % replaced by "
+                     "their images, six transforms (Fig. 4.20)", alotaibi2015_figures.fig_4_20, slow=True),
+        Reproduction("alotaibi2015-fig-5-12", "class separation of Wine in 2-D, X and five releases (Fig. 5.12)",
+                     alotaibi2015_figures.fig_5_12, slow=True),
 
         Reproduction("wang2008-stream-wbc", "WBC incremental row updating, 199 + 10 x 50 rows (Ch. 6)",
                      wang2008_stream.wbc_report),

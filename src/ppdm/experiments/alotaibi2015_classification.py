@@ -380,13 +380,13 @@ def plot_figure(table: pd.DataFrame, figure: str) -> bytes:
 
 def _sets(data_dir: str | Path | None) -> list[tuple[str, str]]:
     from ppdm.experiments.alotaibi2015_structure import REAL_SETS
+    from ppdm.experiments.alotaibi2015_sweeps import available
 
     names = list(BUNDLED)
     if data_dir is not None:
         if not Path(data_dir).is_dir():
             raise InputError(f"data directory '{data_dir}' does not exist")
-        names += [n for n, (stem, _) in REAL_SETS.items()
-                  if n not in names and (Path(data_dir) / f"{stem}.csv").is_file()]
+        names += [n for n, (stem, _) in REAL_SETS.items() if n not in names and available(stem, data_dir)]
     return [(n, REAL_SETS[n][0]) for n in names]
 
 
@@ -424,8 +424,11 @@ def figs_5_8_5_10(data_dir: str | Path | None = None, trials: int = 10) -> Repro
                               held=(str(name), f"{figure} {ident}") not in NOT_HELD)
     rep.notes.append(f"{trials} repetitions of stratified 10-fold CV (the thesis: 30), the same folds for X and "
                      "every release; at most 400 records per set (seeded sample); RP: lowest stress of 20 draws")
-    rep.notes.append("SVMs (Figs 5.9 / 5.10) on the binary sets only, as the thesis; Credit Approval and Hepatitis "
-                     "are not available here, and neither are Ecoli, Multiple Features, Page Blocks, Yeast, SCC")
+    rep.notes.append("SVMs (Figs 5.9 / 5.10) on the binary sets only, as the thesis (BCW, and from a data directory "
+                     "Pima Diabetes, Spambase, Credit Approval, Hepatitis)")
+    from ppdm.experiments.alotaibi2015_sweeps import data_notes
+
+    rep.notes += data_notes([stem for _, stem in _sets(data_dir)], data_dir)
     rep.notes.append("Slow by nature: k-NN and four SVMs under repeated 10-fold CV on X and five releases at "
                      "six to eight p per set.")
     rep.tables["alotaibi2015_figs_5_8_5_10.csv"] = table

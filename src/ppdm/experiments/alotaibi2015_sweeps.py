@@ -33,14 +33,16 @@ import pandas as pd
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.experiments.base import ReproductionReport, figure_png
 
-__all__ = ["THESIS_DATASETS", "METHODS", "load_matrix", "p_grid", "sweep", "summarise", "plot_figure",
-           "shape_claims", "figs_4_12_4_18_4_19"]
+__all__ = ["THESIS_DATASETS", "METHODS", "available", "read_set", "data_notes", "load_matrix", "p_grid", "sweep",
+           "summarise", "plot_figure", "shape_claims", "figs_4_12_4_18_4_19"]
 
 METHODS = ("rp", "pca", "svd", "nmds", "dct")
 #: thesis name -> file stem; the first three are bundled, the others are read from a data directory
 THESIS_DATASETS: dict[str, str] = {
     "Iris": "iris", "Wine": "wine", "BCW": "wbc", "Pima Diabetes": "pima", "Image Segmentation": "segment",
-    "Spambase": "spambase", "Satlog": "satimage", "Handwritten Digits": "optdigits",
+    "Spambase": "spambase", "Satlog": "satimage", "Handwritten Digits": "optdigits", "Ecoli": "ecoli",
+    "Multiple Features": "mfeat", "Page Blocks": "page_blocks", "Yeast": "yeast", "SCC": "scc",
+    "Credit Approval": "credit", "Hepatitis": "hepatitis",
 }
 _BUNDLED = {"iris": ("iris", {}), "wine": ("wine", {}), "wbc": ("wbc", {"fill": "none"})}
 _FIGURES = ("4.12", "4.18")  # 4.19 is the stress column of the 4.18 sweep
@@ -48,8 +50,25 @@ _SHARE = 0.3
 _MAX_ATTR = 10
 
 
+def available(stem: str, data_dir: str | Path | None) -> bool:
+    """Whether a thesis set can be read: bundled, ``data_dir/<stem>.csv`` or its UCI file in ``data_dir``."""
+    from ppdm.datasets.uci import UCI_SETS, find_file
+
+    if stem in _BUNDLED:
+        return True
+    if data_dir is None:
+        return False
+    return (Path(data_dir) / f"{stem}.csv").is_file() or (stem in UCI_SETS and find_file(stem, data_dir) is not None)
+
+
 def read_set(stem: str, data_dir: str | Path | None = None) -> pd.DataFrame:
-    """A thesis data set as read: bundled sets from the package, others from ``data_dir/<stem>.csv``."""
+    """A thesis data set as read: bundled sets from the package, others from ``data_dir``.
+
+    In ``data_dir``, ``<stem>.csv`` (class last, named ``class``, as ``ppdm datasets export`` writes) is read
+    first; the sets of :data:`ppdm.datasets.uci.UCI_SETS` are also read from their UCI files as published.
+    """
+    from ppdm.datasets.uci import UCI_SETS, load_uci
+
     if stem in _BUNDLED:
         from ppdm import datasets
 
@@ -58,9 +77,21 @@ def read_set(stem: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     if data_dir is None:
         raise ParameterError(f"data set '{stem}' is not bundled; give the directory holding {stem}.csv")
     path = Path(data_dir) / f"{stem}.csv"
-    if not path.is_file():
-        raise InputError(f"'{path.name}' not found in the data directory")
-    return pd.read_csv(path)
+    if path.is_file():
+        return pd.read_csv(path)
+    if stem in UCI_SETS:
+        return load_uci(stem, data_dir)[0]
+    raise InputError(f"'{path.name}' not found in the data directory")
+
+
+def data_notes(stems: Iterable[str], data_dir: str | Path | None) -> list[str]:
+    """One note per set read from its UCI file: the file, its SHA-256 and whether that is the published one."""
+    from ppdm.datasets.uci import UCI_SETS, load_uci
+
+    if data_dir is None:
+        return []
+    return [load_uci(s, data_dir)[1].describe() for s in stems
+            if s in UCI_SETS and not (Path(data_dir) / f"{s}.csv").is_file() and available(s, data_dir)]
 
 
 def load_matrix(stem: str, data_dir: str | Path | None = None, *, max_rows: int | None = 400,
@@ -292,7 +323,7 @@ def figs_4_12_4_18_4_19(data_dir: str | Path | None = None, trials: int = 20) ->
     if data_dir is not None:
         if not Path(data_dir).is_dir():
             raise InputError(f"data directory '{data_dir}' does not exist")
-        stems += [s for s in THESIS_DATASETS.values() if s not in stems and (Path(data_dir) / f"{s}.csv").is_file()]
+        stems += [s for s in THESIS_DATASETS.values() if s not in stems and available(s, data_dir)]
     table = run_sweeps(stems, data_dir=data_dir, trials=trials)
     rep = ReproductionReport("alotaibi2015-figs-4-12-4-18-4-19",
                              "stress and attack privacy against p, five methods (Figs 4.12, 4.18, 4.19)")

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Cell", "Reproduction", "ReproductionReport", "reference_rows", "reference_json", "mean_ci"]
+__all__ = ["Cell", "Reproduction", "ReproductionReport", "reference_rows", "reference_reads", "reference_json",
+           "mean_ci"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,16 @@ class ReproductionReport:
     #: extra outputs written by ``ppdm reproduce --out DIR``: file name -> tidy table / PNG bytes
     tables: dict[str, Any] = field(default_factory=dict)
     figures: dict[str, bytes] = field(default_factory=dict)
+    #: findings: (row, column) of a cell found not to agree with the document when the reproduction was
+    #: measured -> why (a misprint shown by the data, a claim that does not hold). Such a cell is shown
+    #: (``info``) with that reason instead of being checked; the manifest's reason names it.
+    findings: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def add(self, row: str, column: str, computed: float, published: float | None, tol: float | None,
             kind: str = "exact", note: str = "") -> None:
+        why = self.findings.get((row, column))
+        if why is not None and kind != "info":
+            kind, tol, note = "info", None, "does not hold as measured; " + why + (f"; {note}" if note else "")
         self.cells.append(Cell(row, column, float(computed), None if published is None else float(published),
                                tol, kind, note))
 
@@ -116,14 +124,33 @@ class Reproduction:
     slow: bool = False
     #: keyword options ``run`` accepts (``ppdm reproduce --data-dir/--trials``)
     options: tuple[str, ...] = ()
+    #: UCI sets (keys of :data:`ppdm.datasets.uci.UCI_SETS`) it cannot run without: read from ``--data-dir``
+    needs: tuple[str, ...] = ()
 
 
 def _ref(name: str):  # type: ignore[no-untyped-def]
     return resources.files("ppdm.experiments").joinpath("reference", name)
 
 
-def reference_rows(name: str) -> list[dict[str, str]]:
-    """Rows of a bundled reference CSV (published values, transcribed from the papers)."""
+#: names of the reference CSVs read since the last :func:`reference_reads` reset (what a run compared against)
+_READS: list[str] = []
+
+
+def reference_reads(*, reset: bool = False) -> list[str]:
+    """Reference CSVs read by :func:`reference_rows` so far, in order (``reset``: start a new list)."""
+    out = list(dict.fromkeys(_READS))
+    if reset:
+        _READS.clear()
+    return out
+
+
+def reference_rows(name: str, *, record: bool = True) -> list[dict[str, str]]:
+    """Rows of a bundled reference CSV (published values, transcribed from the papers).
+
+    ``record``: count the read among those of the running reproduction (see :func:`reference_reads`).
+    """
+    if record:
+        _READS.append(name)
     with _ref(name).open("r", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 

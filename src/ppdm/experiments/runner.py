@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ppdm.experiments.base import ReproductionReport
 
-__all__ = ["RunSummary", "select", "run_one", "run_with_progress", "coverage_table", "coverage_json",
-           "summary_table", "summary_markdown", "coverage_markdown"]
+__all__ = ["RunSummary", "select", "run_one", "chains", "run_chain", "run_with_progress", "coverage_table",
+           "coverage_json", "summary_table", "summary_markdown", "coverage_markdown"]
 
 
 @dataclass
@@ -26,6 +26,12 @@ class RunSummary:
     failed_cells: list[str]
     error: str = ""
     report: ReproductionReport | None = None
+    #: why it did not run (a data set it needs is not in ``--data-dir``); empty when it ran
+    skipped: str = ""
+    #: CPU seconds of the process while it ran (all threads): what it costs whatever else the machine runs
+    cpu_seconds: float = 0.0
+    #: published values of the reference tables it read that the report does not show
+    uncomputed: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -34,7 +40,8 @@ class RunSummary:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "held": self.held, "checked": self.checked,
                 "seconds": round(self.seconds, 2), "passed": self.passed, "failed_cells": self.failed_cells,
-                "error": self.error}
+                "error": self.error, "uncomputed": self.uncomputed, "skipped": self.skipped,
+                "cpu_seconds": round(self.cpu_seconds, 2)}
 
 
 def select(quick: bool) -> list[str]:
@@ -46,41 +53,101 @@ def select(quick: bool) -> list[str]:
 
 def run_one(id: str, *, data_dir: Path | None = None, trials: int | None = None,
             blas_threads: int | None = 1) -> RunSummary:
-    """Run one reproduction, passing only the options it declares; an exception becomes ``error``."""
+    """Run one reproduction, passing only the options it declares; an exception becomes ``error``.
+
+    The summary also lists the published values of the reference tables the run read that its report
+    does not show (:func:`ppdm.experiments.faithful.uncomputed_cells`).
+    """
     from ppdm.experiments import REPRODUCTIONS, run_reproduction
+    from ppdm.experiments.base import reference_reads
+    from ppdm.experiments.faithful import uncomputed_cells
 
     r = REPRODUCTIONS[id]
     opts = {k: v for k, v in (("data_dir", data_dir), ("trials", trials)) if k in r.options and v is not None}
-    t0 = time.perf_counter()
+    missing = _missing_data(r.needs, data_dir)
+    if missing:
+        return RunSummary(id, r.title, 0, 0, 0.0, [], skipped=f"needs {missing} in --data-dir")
+    reference_reads(reset=True)
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         rep = run_reproduction(id, blas_threads=blas_threads, **opts)
     except Exception as exc:  # noqa: BLE001 - a batch run reports a crash and goes on
-        return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}")
-    dt = time.perf_counter() - t0
+        return RunSummary(id, r.title, 0, 0, time.perf_counter() - t0, [], f"{type(exc).__name__}: {exc}",
+                          cpu_seconds=time.process_time() - c0)
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     failed = [f"{c.row} / {c.column}: {c.computed:.4g} vs {c.published:.4g}" for c in rep.failed]
-    return RunSummary(id, r.title, len(rep.checked) - len(rep.failed), len(rep.checked), dt, failed, report=rep)
+    return RunSummary(id, r.title, len(rep.checked) - len(rep.failed), len(rep.checked), dt, failed, report=rep,
+                      uncomputed=uncomputed_cells(rep, reference_reads(reset=True)), cpu_seconds=cpu)
+
+
+def _missing_data(needs: tuple[str, ...], data_dir: Path | None) -> str:
+    """The published files of the UCI sets in ``needs`` that ``data_dir`` lacks, or ''."""
+    from ppdm.datasets.uci import UCI_SETS, find_file
+
+    lacking = [UCI_SETS[k].files[0] for k in needs if data_dir is None or find_file(k, data_dir) is None]
+    return ", ".join(lacking)
+
+
+#: modules whose reproductions share in-process caches (deterministic releases, Appendix A's rows): a
+#: parallel run keeps each group in one worker, so the cache is filled once
+_CACHE_GROUPS = {
+    **dict.fromkeys(("alotaibi2015_sweeps", "alotaibi2015_structure", "alotaibi2015_clustering",
+                     "alotaibi2015_classification", "alotaibi2015_attacks", "alotaibi2015_figures"),
+                    "alotaibi2015 releases"),
+    **dict.fromkeys(("wang2008", "wang2008_wdbc"), "wang2008 appendix A"),
+    # Figs 4.11 and 4.15 release the same 1000 x 100 synthetic set by NMDS at p = 10, 20, ..., 90
+    **dict.fromkeys(("alotaibi2015_known_points", "alotaibi2015_distance_error"), "alotaibi2015 synthetic"),
+}
+
+
+def chains(ids: Iterable[str]) -> list[list[str]]:
+    """``ids`` cut into the chains a parallel run hands to its workers, the longest first.
+
+    Reproductions of one cache group (:data:`_CACHE_GROUPS`) form one chain, in the given order; every
+    other reproduction is a chain of its own. Chains holding more slow reproductions come first, so the
+    long ones start at once and the quick ones fill the gaps.
+    """
+    from ppdm.experiments import REPRODUCTIONS
+
+    by_key: dict[str, list[str]] = {}
+    for i in ids:
+        module = REPRODUCTIONS[i].run.__module__.rsplit(".", 1)[-1]
+        by_key.setdefault(_CACHE_GROUPS.get(module, i), []).append(i)
+    return sorted(by_key.values(), key=lambda c: -sum(REPRODUCTIONS[i].slow for i in c))
+
+
+def run_chain(ids: list[str], data_dir: Path | None, trials: int | None,
+              blas_threads: int | None) -> list[RunSummary]:
+    """Run ``ids`` in turn in this process (a worker's share of a parallel run)."""
+    return [run_one(i, data_dir=data_dir, trials=trials, blas_threads=blas_threads) for i in ids]
 
 
 def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = True,
                       on_report: Callable[[ReproductionReport], None] | None = None,
+                      on_summary: Callable[[RunSummary], None] | None = None,
                       data_dir: Path | None = None, trials: int | None = None,
-                      blas_threads: int | None = 1) -> list[RunSummary]:
-    """Run each reproduction in turn under one progress bar.
+                      blas_threads: int | None = 1, jobs: int = 1) -> list[RunSummary]:
+    """Run each reproduction under one progress bar, in this process or in ``jobs`` worker processes.
 
     Parameters
     ----------
     ids : iterable of str
-        Reproduction ids, run in this order.
+        Reproduction ids; the summaries come back in this order.
     console : rich.console.Console, optional
         Where the progress bar is drawn.
     show : bool
         Draw the progress bar (off for JSON output).
     on_report : callable, optional
         Called with each finished report (e.g. to write its tables and figures).
+    on_summary : callable, optional
+        Called with each finished summary, as soon as it is known (e.g. to log it).
     data_dir, trials
         Passed to the reproductions that declare them.
     blas_threads : int or None
         BLAS threads while each runs (see :func:`ppdm.experiments.run_reproduction`).
+    jobs : int
+        Worker processes. Above 1 the reproductions run in :func:`chains`, one chain at a time per
+        worker; each reproduction's time is still its own wall-clock time in its worker.
 
     Returns
     -------
@@ -89,18 +156,47 @@ def run_with_progress(ids: Iterable[str], *, console: Any = None, show: bool = T
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     ids = list(ids)
-    out = []
+    done: dict[str, RunSummary] = {}
+
+    def finish(s: RunSummary) -> None:
+        if on_report is not None and s.report is not None:
+            on_report(s.report)
+        if on_summary is not None:
+            on_summary(s)
+        done[s.id] = s
+
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, transient=True, disable=not show) as bar:
         task = bar.add_task("reproductions", total=len(ids))
-        for i in ids:
-            bar.update(task, description=f"reproduce {i}")
-            s = run_one(i, data_dir=data_dir, trials=trials, blas_threads=blas_threads)
-            if on_report is not None and s.report is not None:
-                on_report(s.report)
-            out.append(s)
-            bar.advance(task)
-    return out
+        if jobs <= 1:
+            for i in ids:
+                bar.update(task, description=f"reproduce {i}")
+                finish(run_one(i, data_dir=data_dir, trials=trials, blas_threads=blas_threads))
+                bar.advance(task)
+        else:
+            _run_parallel(ids, jobs, finish, lambda n, what: bar.update(task, advance=n, description=what),
+                          data_dir=data_dir, trials=trials, blas_threads=blas_threads)
+    return [done[i] for i in ids]
+
+
+def _run_parallel(ids: list[str], jobs: int, finish: Callable[[RunSummary], None],
+                  progress: Callable[[int, str], None], **kw: Any) -> None:
+    """Hand the chains of ``ids`` to ``jobs`` fresh worker processes; ``finish`` each summary as it comes."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    todo = chains(ids)
+    # fresh interpreters: no BLAS pool, lock or cache inherited from this process
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        running = {pool.submit(run_chain, c, kw["data_dir"], kw["trials"], kw["blas_threads"]): c for c in todo}
+        progress(0, f"reproduce: {len(todo)} chains on {jobs} workers")
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in finished:
+                chain = running.pop(f)
+                for s in f.result():
+                    finish(s)
+                progress(len(chain), f"reproduce: done {chain[-1]}")
 
 
 def summary_table(summaries: list[RunSummary]) -> Any:
@@ -111,7 +207,9 @@ def summary_table(summaries: list[RunSummary]) -> Any:
     for col, just in (("id", "left"), ("held / checked", "right"), ("time (s)", "right"), ("result", "left")):
         t.add_column(col, justify=just)  # type: ignore[arg-type]
     for s in summaries:
-        if s.error:
+        if s.skipped:
+            result = f"[dim]skipped[/] {s.skipped}"
+        elif s.error:
             result = f"[red]ERROR[/] {s.error}"
         elif s.failed_cells:
             shown = "; ".join(s.failed_cells[:3]) + (f"; ... ({len(s.failed_cells)} in all)"
@@ -146,9 +244,11 @@ def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
     lines = ["# `ppdm reproduce --all`: summary of a run", ""]
     if context:
         lines += [context, ""]
-    lines += ["| id | held / checked | time (s) | result |", "|---|---:|---:|---|"]
+    lines += ["| id | held / checked | time (s) | CPU (s) | result |", "|---|---:|---:|---:|---|"]
     for r in rows:
-        if r.get("error"):
+        if r.get("skipped"):
+            result = "skipped: " + cell(str(r["skipped"]))
+        elif r.get("error"):
             result = "**error** " + cell(str(r["error"]))
         elif r["failed_cells"]:
             shown = "; ".join(cell(c) for c in r["failed_cells"][:3])
@@ -158,12 +258,18 @@ def summary_markdown(rows: list[dict[str, Any]], *, context: str = "") -> str:
             result = "nothing checked (values shown only)"
         else:
             result = "held"
-        lines.append(f"| `{r['id']}` | {r['held']}/{r['checked']} | {r['seconds']:.1f} | {result} |")
+        cpu = f"{float(r['cpu_seconds']):.1f}" if "cpu_seconds" in r else "-"
+        lines.append(f"| `{r['id']}` | {r['held']}/{r['checked']} | {r['seconds']:.1f} | {cpu} | {result} |")
     total = sum(float(r["seconds"]) for r in rows)
-    held = sum(bool(r["passed"]) for r in rows)
+    cpu_total = sum(float(r.get("cpu_seconds", 0.0)) for r in rows)
+    skipped = sum(bool(r.get("skipped")) for r in rows)
+    held = sum(bool(r["passed"]) and not r.get("skipped") for r in rows)
     cells = sum(int(r["held"]) for r in rows), sum(int(r["checked"]) for r in rows)
-    lines += ["", f"{held} of {len(rows)} reproductions hold in full; {cells[0]} of {cells[1]} checked cells hold; "
-              f"{total / 60:.1f} min in all (the sum of the times above)."]
+    ran = (f"{held} of {len(rows) - skipped} reproductions run hold in full ({skipped} skipped)" if skipped
+           else f"{held} of {len(rows)} reproductions hold in full")
+    lines += ["", f"{ran}; {cells[0]} of {cells[1]} checked cells hold; "
+              f"{total / 60:.1f} min in all (the sum of the times above)"
+              + (f"; {cpu_total / 60:.1f} min of CPU." if cpu_total else ".")]
     return "\n".join(lines) + "\n"
 
 

@@ -4,7 +4,9 @@ and the computation times of the hiding methods on a 3000 x 3000 matrix (Table 6
 NMF is Lin's projected-gradient alternating least squares (tol 1e-4, maxiter 50000) from uniform [0, 1]
 starts, one seeded start per trial, on raw WBC (1/8 fill). Run times and iteration counts depend on the
 machine and the start, so they are compared as the shapes the text states (orderings, trends), each
-measured over seeded trials; Table 6.1 is measured once, as the ordering it claims.
+measured over seeded trials; Table 6.1 is measured once and its ordering shown, not checked: CPU times of
+3000 x 3000 decompositions change their order with the machine and its load (thin SVD against Arpo held
+in some runs and not in others).
 """
 
 from __future__ import annotations
@@ -20,7 +22,18 @@ from ppdm.experiments.wang2008_nmf import load_xy
 from ppdm.mechanisms.nmf_solvers import factorize, hoyer_sparseness, nmf_init
 from ppdm.metrics import svm_accuracy, value_metrics
 
-__all__ = ["table_4_7_figs_4_3_4_4", "table_6_1"]
+__all__ = ["table_4_7_figs_4_3_4_4", "table_6_1", "TABLE_4_7_FINDINGS"]
+
+_SPARSE = ("ppdm's projected-gradient NMF from uniform starts gives a denser H than W (Hoyer sparseness about "
+           "0.32 against 0.62 over 5 starts): the printed sparseness is not reproduced")
+#: Table 4.7 / Fig. 4.3 cells found not to agree with the print (5 seeded starts)
+TABLE_4_7_FINDINGS: dict[tuple[str, str], str] = {
+    ("Table 4.7 claim", "Spearman(K, initial gradient norm) > 0.5 (printed 0.95; 1 = yes)"):
+        "the initial projected-gradient norm of uniform starts does not grow with K here",
+    ("Fig. 4.3", "sparseness_w (mean of 5)"): _SPARSE, ("Fig. 4.3", "sparseness_h (mean of 5)"): _SPARSE,
+    ("Fig. 4.3", "share of H entries that are zero > 0.5 (1 = yes)"): _SPARSE,
+    ("Fig. 4.3", "H sparser than W in every run (1 = yes)"): _SPARSE,
+}
 
 
 def _plots(dims: pd.DataFrame, trunc: pd.DataFrame, sparse: pd.DataFrame) -> dict[str, bytes]:
@@ -68,6 +81,7 @@ def table_4_7_figs_4_3_4_4(n_seeds: int = 5) -> ReproductionReport:
     rep = ReproductionReport("wang2008-table-4-7-figs-4-3-4-4",
                              "projected-gradient NMF on WBC: dimension, sparseness, truncation "
                              "(Table 4.7, Figs 4.3-4.4)")
+    rep.findings.update(TABLE_4_7_FINDINGS)
     A, y = load_xy("wbc")
     pub = {int(r["dimension_k"]): r for r in reference_rows("wang2008_table4_7.csv")}
     dims, trunc, sparse = [], [], []
@@ -101,7 +115,8 @@ def table_4_7_figs_4_3_4_4(n_seeds: int = 5) -> ReproductionReport:
             f"largest over all starts: {int(D['iterations'].max())}")
     fastest = int(med["seconds"].idxmin())
     rep.add("Table 4.7 claim", "K = 2 is the fastest (printed 0.52 s vs >= 4.65 s; 1 = yes)", float(fastest == 2),
-            1.0, 0.0, "statistical", f"fastest median: K = {fastest}")
+            1.0, None, "info", f"fastest median: K = {fastest}; run times depend on the machine and its load "
+            "(it held on a quiet machine and not on a loaded one), so this is shown, not checked")
     # Fig. 4.3: printed W 0.34, H 0.64, more than half of H zero; the text: factors sparser than the basis
     for col, target in (("sparseness_w", 0.34), ("sparseness_h", 0.64)):
         v = S[col].to_numpy()
@@ -157,8 +172,9 @@ def table_6_1(n: int = 3000, seed: int = 0) -> ReproductionReport:
         rep.add(name, "CPU s", times[name], pub[name], None, "info", "machine-dependent")
     order = sorted(pub, key=pub.__getitem__)
     for a, b in zip(order, order[1:], strict=False):
-        rep.add("ordering", f"{a} faster than {b} (1 = yes)", float(times[a] < times[b]), 1.0, 0.0, "statistical",
-                f"{times[a]:.2f} s vs {times[b]:.2f} s (printed {pub[a]:.2f} vs {pub[b]:.2f})")
+        rep.add("ordering", f"{a} faster than {b} (1 = yes)", float(times[a] < times[b]), 1.0, None, "info",
+                f"one run's times, which depend on the machine and its load: {times[a]:.2f} s vs {times[b]:.2f} s "
+                f"(printed {pub[a]:.2f} vs {pub[b]:.2f})")
     measured = sorted(times, key=times.__getitem__)
     rep.notes.append("printed order: " + " < ".join(order) + "; measured: " + " < ".join(measured))
     rep.notes.append(f"one run on a {n} x {n} U[0, 1] matrix (the source matrix is not described); NMF stops after "

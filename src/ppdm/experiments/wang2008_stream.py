@@ -213,9 +213,17 @@ def columns(
 _RECOMPUTE_EVERY = 10
 
 
+#: Fig. 6.2 cells found not to hold when the reproduction was measured (the synthetic matrix is seeded)
+COLUMNS_FINDINGS: dict[tuple[str, str], str] = {
+    ("columns=300", "incremental RE gap"): "the incremental RE is 0.0057 above the recomputed one at 300 columns, "
+                                           "beyond the 0.005 read from the paper's other Ch. 6 gaps (0.0024, 0.0046)",
+}
+
+
 def columns_report() -> ReproductionReport:
     rep = ReproductionReport("wang2008-stream-columns",
                              "incremental columns, 3000 x 3000 of rank 100, K = 80, 80 + 100 x 22 columns (Ch. 6)")
+    rep.findings.update(COLUMNS_FINDINGS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # K = 80 = the first block's width, as the paper
         rows = columns(recompute_every=_RECOMPUTE_EVERY)
