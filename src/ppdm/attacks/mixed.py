@@ -270,9 +270,11 @@ class GowerTerms:
         self.n_columns = len(nc) + len(cc)
         self.n_queries, self.n_pool = queries.n_rows, pool.n_rows
 
-    def block_rows(self, budget: int = BLOCK_BYTES) -> int:
-        """Query rows per block so that one block of terms stays within ``budget`` bytes."""
-        return int(max(1, min(self.n_queries, budget // (4 * self.n_columns * max(self.n_pool, 1)))))
+    def block_rows(self, budget: int | None = None) -> int:
+        """Query rows per block so that one block of terms stays within ``budget`` bytes (default
+        :data:`BLOCK_BYTES`)."""
+        cap = BLOCK_BYTES if budget is None else budget
+        return int(max(1, min(self.n_queries, cap // (4 * self.n_columns * max(self.n_pool, 1)))))
 
     def blocks(self, rows: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:
         """``(query rows, terms)`` per block; ``terms[j]`` is column j's term for every (query, pool) pair."""

@@ -16,10 +16,11 @@ predicates are drawn from the (deduplicated) release, as anonymeter draws the fi
 
 A predicate is kept when it isolates exactly one released row. Each family is scored on the deduplicated
 members and control: ``main`` and ``control`` are the shares of its predicates that isolate exactly one
-record there, and the risk is their excess (:func:`ppdm.attacks._excess.excess`).
+record there, and the risk is their excess (:func:`ppdm.attacks._excess.excess`), the control's successes
+scaled as anonymeter scales them when the control is smaller (:func:`control_scale`).
 
-Predicates are evaluated vectorised: one-column predicates by binary search in sorted columns, conjunctions
-as boolean blocks of predicates x records.
+Predicates are counted vectorised (:mod:`ppdm.attacks._predicates`): one-column predicates by binary search
+in sorted columns, conjunctions with bitsets of the records meeting each condition.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from ppdm.attacks._predicates import TOP, ColumnIndex, Predicates, count_matches
 from ppdm.attacks.mixed import MixedTable, check_same_columns
 from ppdm.exceptions import InputError, ParameterError
 
-__all__ = ["singling_out", "univariate_predicates", "multivariate_predicates", "targeted_predicates"]
+__all__ = ["singling_out", "control_scale", "univariate_predicates", "multivariate_predicates",
+           "targeted_predicates"]
 
 FAMILIES = ("univariate", "multivariate", "targeted")
 
@@ -217,13 +219,35 @@ def _hits(index: ColumnIndex, preds: Predicates) -> np.ndarray:
     return count_matches(index, preds) == 1
 
 
+def control_scale(n_members: int, n_control: int, method: str) -> float:
+    """The factor applied to the control's successes before they are compared with the members'.
+
+    ``"anonymeter"``: anonymeter 1.1's correction for a control of another size than the members,
+    ``(n_control + 1) / (n_members + 1)``. anonymeter fits a model of singling-out success against table
+    size to the control and extrapolates it to the members' size; version 1.1 fits it to the number of
+    predicates evaluated instead of the number that isolate a record (``len`` of the tuple of counts), so the
+    fit does not depend on the data and ends at that ratio for every pair of sizes (checked against its
+    fitting function for controls of 150 to 5,000 records). ``"none"``: 1.
+    """
+    if method == "none" or n_members == n_control:
+        return 1.0
+    if method == "anonymeter":
+        return (n_control + 1.0) / (n_members + 1.0)
+    raise ParameterError(f"control_scale '{method}' is not known; use 'anonymeter' or 'none'")
+
+
 def _score(preds: Predicates, members: ColumnIndex, control: ColumnIndex, subsets: list[ColumnIndex],
-           ) -> dict[str, Any]:
-    """The family's excess on members and control, and on both at the smaller one's size (``subsets``: random
-    subsets of the larger one)."""
+           scale: float) -> dict[str, Any]:
+    """The family's excess on members and control (the control's successes scaled by ``scale``), the same
+    unscaled, and on both at the smaller one's size (``subsets``: random subsets of the larger one)."""
     B = len(preds)
-    out = excess(int(_hits(members, preds).sum()), B, int(_hits(control, preds).sum()), B)
-    shares = {"m": out["main"], "c": out["control"]}
+    hits_m, hits_c = int(_hits(members, preds).sum()), int(_hits(control, preds).sum())
+    out = excess(hits_m, B, hits_c * scale, B)
+    unscaled = excess(hits_m, B, hits_c, B)
+    out["control"] = unscaled["control"]
+    out["control_scaled"] = hits_c * scale / B if B else 0.0
+    out["unscaled"] = {k: unscaled[k] for k in ("risk", "risk_raw", "interval")}
+    shares = {"m": unscaled["main"], "c": unscaled["control"]}
     if B and subsets:
         key = "m" if len(members) > len(control) else "c"
         shares[key] = float(np.mean([_hits(sub, preds).mean() for sub in subsets]))
@@ -235,7 +259,7 @@ def _score(preds: Predicates, members: ColumnIndex, control: ColumnIndex, subset
 
 def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, *, rng: np.random.Generator,
                  n_predicates: int = 1000, n_cols: int = 3, max_attempts: int | None = None,
-                 equal_size_draws: int = 5) -> dict[str, Any]:
+                 equal_size_draws: int = 5, control_scale_method: str = "anonymeter") -> dict[str, Any]:
     """Singling out of the release's members beyond the control, in three families of predicates.
 
     Parameters
@@ -253,29 +277,41 @@ def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, 
         Predicates tried per family (default 50 x ``n_predicates``).
     equal_size_draws : int, default=5
         Random subsets averaged in the equal-size score.
+    control_scale_method : {'anonymeter', 'none'}, default='anonymeter'
+        How the control's successes are scaled when it is not as large as the members
+        (:func:`control_scale`): as anonymeter 1.1 scales them, so that this measure is at least as strict as
+        the auditors' tool, or not at all.
 
     Returns
     -------
     dict
-        ``univariate``, ``multivariate``, ``targeted``: each ``{main, control, risk, risk_raw, interval,
-        n_main, n_control, n_predicates, n_attempts, equal_size}``; ``risk`` (the largest family risk),
-        ``interval`` and ``family`` (that family's interval and name), ``n_predicates`` (per family) and
-        ``equal_size`` (``{risk, interval, family, size}``: the largest family risk when the larger of members
-        and control is scored on random subsets of the smaller one's size).
+        ``univariate``, ``multivariate``, ``targeted``: each ``{main, control, control_scaled, risk,
+        risk_raw, interval, n_main, n_control, unscaled, equal_size, n_predicates, n_attempts}``, where
+        ``main`` and ``control`` are the shares of the family's predicates isolating exactly one member and
+        exactly one control record, ``control_scaled`` the control's share after scaling, ``risk`` and
+        ``interval`` the excess against the scaled control (``risk_raw`` unfloored), ``unscaled`` the same
+        against the control as measured, and ``equal_size`` the excess when the larger of members and
+        control is scored on random subsets of the smaller one's size (``{main, control, risk, risk_raw,
+        interval, size, draws}``). Then ``risk``, ``interval`` and ``family`` (the largest family risk, its
+        interval and its name), ``n_predicates`` (per family), ``control_scale`` (``{method, factor}``) and
+        ``equal_size`` (``{risk, interval, family, size}``, the largest family's).
 
     Notes
     -----
-    The control is not corrected for its size. A predicate built to isolate one of the release's rows
-    isolates one of many members more often than one of few control records, even when the release tells
-    nothing about the members (a release of other people from the same population): with 2,000 members and
-    600 control records of the adult census table, anonymeter 1.1 scores such a release at about 0.17
-    (multivariate). anonymeter's own size correction fits the control's success at sizes from
-    ``min(1000, n_control)`` to ``n_control``, which for controls below 1,000 records is a single size and
-    corrects nothing. This measure follows the same protocol, so it is at least as strict.
+    Three readings of the same predicates, which differ when the control is smaller than the members:
 
-    ``equal_size`` scores the same predicates with members and control at the same size. It estimates what
-    the release discloses beyond the population's own rarity, diluted: the members left out of the subset
-    are not counted, and a predicate that isolates a member outside the subset counts as a miss.
+    - a predicate built to isolate one of the release's rows isolates one of many members more often than
+      one of few control records, even when the release tells nothing about the members. On the adult
+      census table (2,000 members, 600 control records), a release of 2,000 other people of the same
+      population isolates one member with about 22 % of anonymeter's multivariate predicates and one
+      control record with about 15 %: an unscaled excess of 0.06-0.13 (``unscaled``);
+    - anonymeter 1.1 multiplies the control's successes by 601 / 2,001 (:func:`control_scale`) and scores
+      that release at 0.17-0.21. ``risk`` follows it by default, so that a release this measure accepts is
+      not refused by the auditors' tool;
+    - ``equal_size`` scores the same predicates with members and control at the same size: an estimate of
+      what the release discloses beyond the population's own rarity (about 0 for that release), diluted:
+      the members left out of the subset are not counted, and a predicate isolating a member outside the
+      subset counts as a miss.
     """
     check_same_columns(release, members, control)
     if n_predicates < 1 or n_cols < 1:
@@ -299,15 +335,17 @@ def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, 
     target, target_attempts = targeted_predicates(index, numeric, rng=rng, n=n_predicates, n_cols=n_cols,
                                                   max_attempts=attempts_cap)
     out: dict[str, Any] = {}
+    factor = control_scale(len(Vm), len(Vc), control_scale_method)
     for name, preds, tries in (("univariate", uni, uni_candidates), ("multivariate", multi, multi_attempts),
                                ("targeted", target, target_attempts)):
-        out[name] = _score(preds, im, ic, subsets)
+        out[name] = _score(preds, im, ic, subsets, factor)
         out[name]["n_attempts"] = int(tries)
     worst = max(FAMILIES, key=lambda f: out[f]["risk"])
     worst_eq = max(FAMILIES, key=lambda f: out[f]["equal_size"]["risk"])
     out.update({
         "risk": out[worst]["risk"], "interval": out[worst]["interval"], "family": worst,
         "n_predicates": {f: out[f]["n_predicates"] for f in FAMILIES},
+        "control_scale": {"method": control_scale_method, "factor": factor},
         "equal_size": {"risk": out[worst_eq]["equal_size"]["risk"],
                        "interval": out[worst_eq]["equal_size"]["interval"], "family": worst_eq,
                        "size": out[worst_eq]["equal_size"]["size"]},
