@@ -168,7 +168,7 @@ def inference_by_column(
     for c in secrets:
         ok = _guessed(release, targets, c, nearest[c], tolerance)
         res = excess(int(ok[:n_m].sum()), n_m, int(ok[n_m:].sum()), len(tc))
-        res["measure"] = (f"share of values inferred within +-{tolerance:.0%}" if c in release.numeric_names
+        res["measure"] = (f"share of values inferred within +-{100 * tolerance:g} %" if c in release.numeric_names
                           else "share of values inferred exactly")
         out[c] = res
     return out
