@@ -36,6 +36,7 @@ from ppdm.attacks.linkability import linkability
 from ppdm.attacks.membership import (
     distance_to_closest,
     membership_advantage,
+    outlier_advantage,
     outlyingness,
     paired_outlier_advantage,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "linkage_rates",
     "low_rank_denoise",
     "membership_advantage",
+    "outlier_advantage",
     "outlyingness",
     "paired_outlier_advantage",
     "pca_attack",

@@ -23,7 +23,8 @@ import numpy as np
 from ppdm.attacks.mixed import GowerTerms, MixedTable, check_same_columns, column_ranges, gower_nearest, summed
 from ppdm.exceptions import InputError, ParameterError
 
-__all__ = ["distance_to_closest", "outlyingness", "membership_advantage", "paired_outlier_advantage"]
+__all__ = ["distance_to_closest", "outlyingness", "membership_advantage", "paired_outlier_advantage",
+           "outlier_advantage"]
 
 
 def distance_to_closest(queries: MixedTable, release: MixedTable, *, ranges: np.ndarray | None = None,
@@ -136,15 +137,15 @@ def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: 
     outlying : ndarray of shape (n,)
         Each record's outlyingness (:func:`outlyingness`); the ``n_outliers`` largest are scored.
     threshold : float
-        The distance below which the attacker says "member", fixed beforehand (from all records, e.g. the
-        threshold of :func:`membership_advantage`), not chosen on the outliers.
+        The distance at or below which the attacker says "member", fixed beforehand (from all records, e.g.
+        the threshold of :func:`membership_advantage`), not chosen on the outliers.
     n_outliers : int, default=20
     confidence : float, default=0.95
 
     Returns
     -------
     dict
-        ``advantage``: the mean over the outliers of ``[dcr_in < threshold] - [dcr_out < threshold]`` (the
+        ``advantage``: the mean over the outliers of ``[dcr_in <= threshold] - [dcr_out <= threshold]`` (the
         true-positive minus the false-positive rate at that threshold); ``interval`` (the two rates'
         Clopper-Pearson intervals at half the error each, combined: conservative), ``p_value`` (exact
         one-sided sign test on the records where the two decisions differ), ``tpr``, ``fpr``,
@@ -168,7 +169,7 @@ def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: 
     if n < 1:
         raise InputError("paired membership needs at least one record")
     top = np.argsort(-w, kind="stable")[:n]
-    hit_in, hit_out = a[top] < threshold, b[top] < threshold
+    hit_in, hit_out = a[top] <= threshold, b[top] <= threshold
     up, down = int((hit_in & ~hit_out).sum()), int((~hit_in & hit_out).sum())
     alpha = 1.0 - confidence
     tin, tout = int(hit_in.sum()), int(hit_out.sum())
@@ -179,3 +180,32 @@ def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: 
     p = float(binomtest(up, up + down, 0.5, alternative="greater").pvalue) if up + down else 1.0
     return {"advantage": (tin - tout) / n, "interval": [max(-1.0, lo_in - hi_out), min(1.0, hi_in - lo_out)],
             "p_value": p, "tpr": tin / n, "fpr": tout / n, "n_outliers": n, "threshold": float(threshold)}
+
+
+def outlier_advantage(dcr_members: np.ndarray, dcr_nonmembers: np.ndarray, outlying_members: np.ndarray,
+                      outlying_nonmembers: np.ndarray, threshold: float | None, *, n_outliers: int = 20,
+                      confidence: float = 0.95) -> dict[str, Any]:
+    """True- minus false-positive rate at a fixed threshold on the most outlying members and non-members.
+
+    The unpaired form of :func:`paired_outlier_advantage`, for one release and its control: the
+    ``n_outliers`` most outlying members against the ``n_outliers`` most outlying non-members, each side's
+    rate with its Clopper-Pearson interval at half the error. ``threshold`` None (no threshold helps overall)
+    scores 0.
+    """
+    m, o = np.asarray(dcr_members, dtype=float), np.asarray(dcr_nonmembers, dtype=float)
+    if len(m) != len(outlying_members) or len(o) != len(outlying_nonmembers):
+        raise InputError("give one outlyingness per member and per non-member")
+    nm, no = int(min(n_outliers, len(m))), int(min(n_outliers, len(o)))
+    if nm < 1 or no < 1:
+        raise InputError("membership on outliers needs members and non-members")
+    if threshold is None:
+        return {"advantage": 0.0, "interval": [0.0, 0.0], "tpr": 0.0, "fpr": 0.0, "n_members": nm,
+                "n_nonmembers": no, "threshold": None}
+    top_m = np.argsort(-np.asarray(outlying_members, dtype=float), kind="stable")[:nm]
+    top_o = np.argsort(-np.asarray(outlying_nonmembers, dtype=float), kind="stable")[:no]
+    tp, fp = int((m[top_m] <= threshold).sum()), int((o[top_o] <= threshold).sum())
+    alpha = 1.0 - confidence
+    lo_m, hi_m = _clopper_pearson(tp, nm, alpha / 2)
+    lo_o, hi_o = _clopper_pearson(fp, no, alpha / 2)
+    return {"advantage": tp / nm - fp / no, "interval": [max(-1.0, lo_m - hi_o), min(1.0, hi_m - lo_o)],
+            "tpr": tp / nm, "fpr": fp / no, "n_members": nm, "n_nonmembers": no, "threshold": float(threshold)}
