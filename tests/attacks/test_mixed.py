@@ -65,8 +65,8 @@ def test_frames_infer_types_keep_the_order_and_refuse_text_in_numbers() -> None:
     bad.loc[3, "income"] = "n/a"
     with pytest.raises(InputError, match="income"):
         from_frames([df, bad])
-    with pytest.raises(InputError, match="no column 'site'"):
-        from_frames([df, df.drop(columns="site")])
+    with pytest.raises(InputError, match="the release has no column 'site'"):
+        from_frames([df, df.drop(columns="site")], names=["original", "release"])
 
 
 def test_unique_rows_treat_gaps_as_equal() -> None:

@@ -120,7 +120,8 @@ def anonymisation_tests(
     for name, t in (("original", o), ("release", r), ("control", c)):
         if len(t) == 0:
             raise InputError(f"the {name} table has no rows")
-    M, R, C = from_frames([o[cols], r[cols], c[cols]], numeric, categorical)
+    M, R, C = from_frames([o[cols], r[cols], c[cols]], numeric, categorical,
+                          names=("original table", "release", "control table"))
     rng = np.random.default_rng(seed)
     say = progress or (lambda _name: None)
     say("singling out")

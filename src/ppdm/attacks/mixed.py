@@ -183,14 +183,17 @@ def encode_tables(
 
 
 def from_frames(frames: Sequence[pd.DataFrame], numeric: Sequence[str] | None = None,
-                categorical: Sequence[str] | None = None) -> list[MixedTable]:
+                categorical: Sequence[str] | None = None, *,
+                names: Sequence[str] | None = None) -> list[MixedTable]:
     """:func:`encode_tables` for DataFrames (the first frame's column order is the tables' order).
 
     Without ``numeric`` and ``categorical``, the first frame's columns of a numeric dtype (booleans
-    excepted) are numeric and every other column categorical, as anonymeter decides.
+    excepted) are numeric and every other column categorical, as anonymeter decides. ``names`` name the
+    tables in error messages (default "table 1", "table 2", ...).
     """
     if not frames:
         raise InputError("give at least one table")
+    label = list(names) if names is not None else [f"table {k + 1}" for k in range(len(frames))]
     first = frames[0]
     if numeric is None and categorical is None:
         numeric = [str(c) for c in first.columns if pd.api.types.is_numeric_dtype(first[c])
@@ -202,14 +205,14 @@ def from_frames(frames: Sequence[pd.DataFrame], numeric: Sequence[str] | None = 
     for k, df in enumerate(frames):
         missing = [c for c in order if c not in df.columns]
         if missing:
-            raise InputError(f"table {k + 1} has no column '{missing[0]}'; give tables with the same columns")
+            raise InputError(f"the {label[k]} has no column '{missing[0]}'; give tables with the same columns")
     numbers_list, texts_list = [], []
     for k, df in enumerate(frames):
         block = np.empty((len(df), len(numeric)))
         for j, c in enumerate(numeric):
             col = pd.to_numeric(df[c], errors="coerce")
             if (col.isna() & df[c].notna()).any():
-                raise InputError(f"column '{c}' of table {k + 1} holds text where numbers are expected; "
+                raise InputError(f"column '{c}' of the {label[k]} holds text where numbers are expected; "
                                  "fix the cells or treat the column as categorical")
             block[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
         numbers_list.append(block)

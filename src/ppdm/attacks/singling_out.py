@@ -302,12 +302,12 @@ def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, 
 
     - a predicate built to isolate one of the release's rows isolates one of many members more often than
       one of few control records, even when the release tells nothing about the members. On the adult
-      census table (2,000 members, 600 control records), a release of 2,000 other people of the same
-      population isolates one member with about 22 % of anonymeter's multivariate predicates and one
-      control record with about 15 %: an unscaled excess of 0.06-0.13 (``unscaled``);
+      census sample (2,000 members, 600 control records; five splits), a release of 2,000 other people of
+      the same population isolates one member with 22-26 % of the multivariate predicates and one control
+      record with 13-16 %: an unscaled excess of 0.09-0.14 (``unscaled``);
     - anonymeter 1.1 multiplies the control's successes by 601 / 2,001 (:func:`control_scale`) and scores
-      that release at 0.17-0.21. ``risk`` follows it by default, so that a release this measure accepts is
-      not refused by the auditors' tool;
+      that release at 0.17-0.27 (this measure: 0.19-0.23). ``risk`` follows it by default, so that a release
+      this measure accepts is not refused by the auditors' tool;
     - ``equal_size`` scores the same predicates with members and control at the same size: an estimate of
       what the release discloses beyond the population's own rarity (about 0 for that release), diluted:
       the members left out of the subset are not counted, and a predicate isolating a member outside the
