@@ -43,3 +43,55 @@ def test_l_diversity_by_hand() -> None:
     qi = np.array([["x"], ["x"], ["y"], ["y"], ["y"]], dtype=object)
     s = np.array(["a", "b", "c", "c", "c"])
     assert l_diversity(qi, s) == {"l": 1, "groups": 2, "share_in_uniform_groups": 0.6}
+
+
+def _mixed(n: int, seed: int):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) * 10 + 100
+    return pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "k": rng.choice(list("pqrs"), n),
+                         "g": rng.choice(["u", "v"], n)})
+
+
+def test_inference_by_column_of_a_copied_release_reads_every_value_off_it() -> None:
+    from ppdm.attacks.inference import inference_by_column
+    from ppdm.attacks.mixed import from_frames
+
+    members, control = _mixed(300, 0), _mixed(200, 1)
+    r, m, c = from_frames([members, members, control])
+    res = inference_by_column(r, m, c, rng=np.random.default_rng(0))
+    assert set(res) == {"a", "b", "c", "k", "g"}
+    for col, v in res.items():
+        # the other columns are unique to each member: the nearest released row is the member's own
+        assert v["main"] == 1.0, col
+        assert v["risk"] > 0.5 and v["interval"][0] > 0.4
+    assert res["a"]["measure"].endswith("+-5 %") and res["k"]["measure"] == "share of values inferred exactly"
+    # the control reads values off other people: numbers within 5 % by their closeness to the mean only
+    assert res["a"]["control"] < 0.5
+
+
+def test_inference_by_column_of_an_independent_release_tells_nothing_beyond_the_control() -> None:
+    from ppdm.attacks.inference import inference_by_column
+    from ppdm.attacks.mixed import from_frames
+
+    members, control, other = _mixed(500, 2), _mixed(500, 3), _mixed(500, 4)
+    r, m, c = from_frames([other, members, control])
+    res = inference_by_column(r, m, c, rng=np.random.default_rng(0), columns=["a", "k"])
+    assert set(res) == {"a", "k"}
+    for v in res.values():
+        assert v["risk"] < 0.1 and v["interval"][0] == 0.0
+
+
+def test_inference_by_column_counts_a_number_within_the_tolerance() -> None:
+    import pandas as pd
+
+    from ppdm.attacks.inference import inference_by_column
+    from ppdm.attacks.mixed import from_frames
+
+    members = pd.DataFrame({"key": ["a", "b", "c", "d"], "x": [100.0, 100.0, 100.0, 100.0]})
+    release = pd.DataFrame({"key": ["a", "b", "c", "d"], "x": [104.0, 95.0, 106.0, 94.0]})
+    control = pd.DataFrame({"key": ["e", "f"], "x": [100.0, 100.0]})
+    r, m, c = from_frames([release, members, control])
+    res = inference_by_column(r, m, c, rng=np.random.default_rng(0), columns=["x"])
+    assert res["x"]["main"] == 0.5  # 104 and 95 are within 5 % of 100; 106 and 94 are not

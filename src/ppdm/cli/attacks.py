@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -45,25 +45,87 @@ def attack(
     seed: SeedOpt = 0,
     force: ForceOpt = False,
     sep: SepOpt = None,
+    control: Annotated[str | None, typer.Option(
+        "--control", help="Real records of the same population that the release did not contain: runs the three "
+                          "tests of anonymisation (singling out, linkability, inference) and membership inference "
+                          "against them.")] = None,
+    anonymeter: Annotated[bool, typer.Option(
+        "--anonymeter", help="With --control: also run anonymeter's evaluators on the same tables and show both "
+                             "(needs pip install 'ppdm[audit]').")] = False,
 ) -> None:
     """Attack a release: what can an attacker with the given knowledge recover? (success vs two baselines)"""
-    from ppdm.attacks import ThreatModel, attack_tables
-    from ppdm.data.io import atomic_write, check_output_path
+    from rich.console import Console
 
-    out = check_output_path(json_out, inputs=[original, release], force=force, what="JSON report") \
+    from ppdm.attacks import ThreatModel
+    from ppdm.data.io import atomic_write, check_output_path
+    from ppdm.exceptions import ParameterError
+
+    if anonymeter and control is None:
+        raise ParameterError("--anonymeter compares the three tests of anonymisation; give --control (real records "
+                             "the release did not contain)")
+    inputs = [original, release] + ([control] if control is not None else [])
+    out = check_output_path(json_out, inputs=inputs, force=force, what="JSON report") \
         if json_out is not None else None
     t = ThreatModel.parse(threat)
-    from rich.progress import Progress, SpinnerColumn, TextColumn
-
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as prog:
-        task = prog.add_task("attacking", total=None)
-        res = attack_tables(original, release, threat=t, attacks=split_list(attacks), targeted=not all_, id=id,
-                            label=label, columns=split_list(columns), seed=seed, sep=sep, sample=sample, state=state,
-                            progress=lambda a: prog.update(task, description=f"attack: {a}"))
+    console = Console(highlight=False)
+    anon = None
+    if control is not None:
+        anon = _anonymisation(console, original, release, control, id=id, label=label, seed=seed, sep=sep,
+                              anonymeter=anonymeter)
+    battery = {"threat": t, "attacks": split_list(attacks), "targeted": not all_, "id": id, "label": label,
+                   "columns": split_list(columns), "seed": seed, "sep": sep, "sample": sample, "state": state}
+    res = _battery(original, release, battery, skip_on_error=anon is not None)
+    if anon is not None:
+        res["anonymisation"] = anon
     if out is not None:
         with atomic_write(out, binary=False) as f:
             f.write(json.dumps(res, indent=2))
-    from rich.console import Console
+    if "battery_skipped" in res:
+        console.print(f"attack battery skipped: {res['battery_skipped']}")
+    else:
+        _print_battery(console, res)
+    if out is not None:
+        console.print(f"JSON report -> {out}")
+
+
+def _anonymisation(console: Any, original: str, release: str, control: str, *, anonymeter: bool,
+                   **kw: Any) -> dict[str, Any]:
+    """The three tests of anonymisation against the control, printed as soon as they are measured."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    from ppdm.attacks.anonymisation import anonymisation_tests, check_anonymeter
+    from ppdm.cli.anonymisation import print_anonymisation
+
+    if anonymeter:
+        check_anonymeter()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as prog:
+        task = prog.add_task("tests of anonymisation", total=None)
+        anon = anonymisation_tests(original, release, control, anonymeter=anonymeter,
+                                   progress=lambda a: prog.update(task, description=f"test: {a}"), **kw)
+    print_anonymisation(console, anon)
+    return anon
+
+
+def _battery(original: str, release: str, kw: dict[str, Any], *, skip_on_error: bool) -> dict[str, Any]:
+    """The attack battery on the aligned release; beside the tests of anonymisation, a release it cannot
+    attack (rows not matched, a mechanism it must replay) is noted, not an error."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    from ppdm.attacks import attack_tables
+    from ppdm.exceptions import PPDMError
+
+    try:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as prog:
+            task = prog.add_task("attacking", total=None)
+            return attack_tables(original, release, progress=lambda a: prog.update(task, description=f"attack: {a}"),
+                                 **kw)
+    except PPDMError as e:
+        if not skip_on_error:
+            raise
+        return {"schema": "ppdm.attack/1", "results": [], "battery_skipped": str(e)}
+
+
+def _print_battery(console: Any, res: dict[str, Any]) -> None:
     from rich.table import Table
 
     tab = Table(title=f"attacks on the release ({res.get('sample', str(res['n_rows']) + ' rows')}) - "
@@ -75,11 +137,8 @@ def attack(
         tab.add_row(r["attack"], r["success_measure"], _fmt(r["success"]),
                     _fmt(r["baseline_no_release"].get("success")), _fmt(r["baseline_original"].get("success")),
                     "-" if ci is None else f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f} %", _fmt(r["rmse"], pct=False))
-    c = Console(highlight=False)
-    c.print(tab)
-    c.print(f"threat: {res['threat_description']}")
-    if out is not None:
-        c.print(f"JSON report -> {out}")
+    console.print(tab)
+    console.print(f"threat: {res['threat_description']}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,144 @@
+"""Linkability: can two sources about the same person be joined through the release?
+
+The attacker holds two disjoint sets of a person's columns from two other sources (auxiliary sets A and B)
+and looks each of them up in the release: the released row nearest on A, the one nearest on B (Gower-type
+distance, :mod:`ppdm.attacks.mixed`). When both are the same released row, the two sources are linked to
+each other (the Article 29 Working Party's linkability, measured as anonymeter's LinkabilityEvaluator
+measures it). The attack is run on people in the release (``main``) and on real people outside it
+(``control``, linked by resemblance alone); the risk is the excess (:func:`ppdm.attacks._excess.excess`).
+With ``n_neighbors`` the looser success is also reported: the two sets of nearest released rows intersect.
+
+The columns may be split in many ways. The default splits are anonymeter's usual one (the columns but the
+label, in table order, first half and second half) and a few seeded random halvings of every column; the
+risk is the worst split's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ppdm.attacks._excess import excess
+from ppdm.attacks.mixed import (
+    GowerTerms,
+    MixedTable,
+    check_same_columns,
+    column_ranges,
+    k_smallest,
+    sample_rows,
+    summed,
+)
+from ppdm.exceptions import ParameterError
+
+__all__ = ["linkability", "default_splits"]
+
+Split = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def default_splits(table: MixedTable, *, rng: np.random.Generator, label: str | None = None,
+                   n_random: int = 3) -> list[Split]:
+    """anonymeter's usual split (the columns but ``label`` in table order, halved) and ``n_random`` seeded
+    random halvings of every column; each distinct split once."""
+    cols = [c for c in table.columns if c != label]
+    if len(cols) < 2:
+        raise ParameterError("linkability needs at least two columns besides the label to split between sources")
+    half = len(cols) // 2
+    out: list[Split] = [(tuple(cols[:half]), tuple(cols[half:]))]
+    seen = {frozenset((frozenset(out[0][0]), frozenset(out[0][1])))}
+    every = list(table.columns)
+    for _ in range(n_random):
+        perm = [every[i] for i in rng.permutation(len(every))]
+        a, b = tuple(perm[: len(perm) // 2]), tuple(perm[len(perm) // 2:])
+        key = frozenset((frozenset(a), frozenset(b)))
+        if key not in seen:
+            seen.add(key)
+            out.append((a, b))
+    return out
+
+
+def _check_split(split: Split, table: MixedTable) -> None:
+    a, b = split
+    if not a or not b:
+        raise ParameterError("each linkability split needs columns on both sides")
+    if set(a) & set(b):
+        raise ParameterError(f"column '{sorted(set(a) & set(b))[0]}' is on both sides of a linkability split; "
+                             "the two sources must hold disjoint columns")
+    table.locate(list(a) + list(b))
+
+
+def linkability(
+    release: MixedTable,
+    members: MixedTable,
+    control: MixedTable,
+    *,
+    rng: np.random.Generator,
+    splits: Sequence[Split] | None = None,
+    n_targets: int | None = 2000,
+    label: str | None = None,
+    n_random_splits: int = 3,
+    n_neighbors: int = 10,
+) -> dict[str, Any]:
+    """Linkability of the release's members beyond the control, over several splits of the columns.
+
+    Parameters
+    ----------
+    release, members, control : MixedTable
+        The release, the records it was made from, and real records it did not contain (shared codes).
+    rng : numpy.random.Generator
+        Draws the random splits, the targets and the tie-breaking order.
+    splits : sequence of (columns of A, columns of B), optional
+        The auxiliary sets to try (default :func:`default_splits`).
+    n_targets : int or None, default=2000
+        At most this many seeded targets among the members and among the control (None: all).
+    label : str, optional
+        Left out of anonymeter's usual split (as auditors do).
+    n_random_splits : int, default=3
+        Random halvings added to the usual split.
+    n_neighbors : int, default=10
+        The looser success: the ``n_neighbors`` nearest rows on A and on B share a row.
+
+    Returns
+    -------
+    dict
+        ``risk``, ``interval``, ``split`` (position of the worst split) and ``columns`` (its two sides);
+        ``splits``: per split ``{columns, main, control, risk, risk_raw, interval, n_main, n_control,
+        neighbors}`` where ``neighbors`` is the same excess with ``n_neighbors`` nearest rows;
+        ``n_neighbors``; ``n_targets`` (``{members, control}``) and ``sampled`` (whether targets were
+        sampled).
+    """
+    check_same_columns(release, members, control)
+    chosen = list(splits) if splits is not None else default_splits(release, rng=rng, label=label,
+                                                                     n_random=n_random_splits)
+    if not chosen:
+        raise ParameterError("give at least one linkability split")
+    for sp in chosen:
+        _check_split(sp, release)
+    k = int(min(max(n_neighbors, 1), release.n_rows))
+    tm, tc = sample_rows(members, n_targets, rng), sample_rows(control, n_targets, rng)
+    queries = MixedTable.concat([members.take(tm), control.take(tc)])
+    used = [c for c in release.columns if any(c in a or c in b for a, b in chosen)]
+    nc, cc = release.locate(used)
+    names = [release.numeric_names[j] for j in nc] + [release.categorical_names[j] for j in cc]
+    where = {c: i for i, c in enumerate(names)}
+    terms = GowerTerms(queries, release, nc, cc, ranges=column_ranges(release, members, control), rng=rng)
+    one = np.zeros((len(chosen), queries.n_rows), dtype=bool)
+    many = np.zeros_like(one)
+    for rows, t in terms.blocks():
+        for s, (a, b) in enumerate(chosen):
+            da, db = summed(t, [where[c] for c in a]), summed(t, [where[c] for c in b])
+            na, nb = k_smallest(da, k), k_smallest(db, k)
+            one[s, rows] = na[:, 0] == nb[:, 0]
+            many[s, rows] = (na[:, :, None] == nb[:, None, :]).any(axis=(1, 2))
+    m = len(tm)
+    per_split = []
+    for s, (a, b) in enumerate(chosen):
+        res = excess(int(one[s, :m].sum()), m, int(one[s, m:].sum()), len(tc))
+        res["neighbors"] = excess(int(many[s, :m].sum()), m, int(many[s, m:].sum()), len(tc))
+        per_split.append({"columns": [list(a), list(b)], **res})
+    worst = max(range(len(chosen)), key=lambda s: per_split[s]["risk"])
+    return {"risk": per_split[worst]["risk"], "interval": per_split[worst]["interval"], "split": worst,
+            "columns": per_split[worst]["columns"], "splits": per_split, "n_neighbors": k,
+            "n_targets": {"members": m, "control": len(tc)},
+            "sampled": {"members": m < members.n_rows, "control": len(tc) < control.n_rows}}

@@ -1,0 +1,81 @@
+"""Linkability on releases whose answer is known by construction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdm.attacks.linkability import default_splits, linkability
+from ppdm.attacks.mixed import from_frames
+from ppdm.exceptions import ParameterError
+
+
+def _people(n: int, seed: int) -> pd.DataFrame:
+    """Six correlated measurements and two categories, drawn from one population."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, 2))
+    X = z @ rng.normal(size=(2, 6)) + 0.5 * rng.normal(size=(n, 6))
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    df["site"] = np.where(z[:, 0] > 0, "north", "south")
+    df["grade"] = rng.choice(list("abcd"), n)
+    return df
+
+
+def test_a_release_equal_to_its_members_links_every_member() -> None:
+    members, control = _people(400, 0), _people(200, 1)
+    r, m, c = from_frames([members, members, control])
+    res = linkability(r, m, c, rng=np.random.default_rng(0))
+    for s in res["splits"]:
+        assert s["main"] == 1.0  # each half's nearest released row is the member's own, at distance 0
+        assert s["control"] < 0.1
+    assert res["risk"] > 0.9 and res["interval"][0] > 0.85
+
+
+def test_an_independent_sample_links_no_more_members_than_controls() -> None:
+    members, control, other = _people(400, 0), _people(300, 1), _people(400, 2)
+    r, m, c = from_frames([other, members, control])
+    res = linkability(r, m, c, rng=np.random.default_rng(0))
+    assert res["risk"] < 0.05 and res["interval"][0] == 0.0
+    for s in res["splits"]:
+        assert s["neighbors"]["main"] >= s["main"]  # ten neighbours a side link at least as often as one
+
+
+def test_default_splits_start_with_anonymeters_halves_without_the_label() -> None:
+    df = _people(10, 0)
+    df["label"] = 1
+    t, = from_frames([df])
+    splits = default_splits(t, rng=np.random.default_rng(0), label="label", n_random=3)
+    cols = [c for c in df.columns if c != "label"]
+    assert splits[0] == (tuple(cols[:4]), tuple(cols[4:]))
+    assert 2 <= len(splits) <= 4
+    for a, b in splits[1:]:
+        assert not set(a) & set(b) and set(a) | set(b) == set(df.columns)
+
+
+def test_the_worst_split_is_reported_with_its_columns() -> None:
+    members, control = _people(300, 3), _people(150, 4)
+    weak = members.copy()
+    weak[["x0", "x1", "x2"]] = _people(300, 5)[["x0", "x1", "x2"]].to_numpy()  # these columns tell nothing
+    r, m, c = from_frames([weak, members, control])
+    splits = [(("x0", "x1"), ("x2", "site")), (("x3", "x4"), ("x5", "grade"))]
+    res = linkability(r, m, c, rng=np.random.default_rng(0), splits=splits)
+    assert res["split"] == 1 and res["columns"] == [["x3", "x4"], ["x5", "grade"]]
+    assert res["splits"][1]["risk"] > res["splits"][0]["risk"]
+
+
+def test_targets_are_sampled_and_the_sample_is_stated() -> None:
+    members, control = _people(300, 6), _people(100, 7)
+    r, m, c = from_frames([members, members, control])
+    res = linkability(r, m, c, rng=np.random.default_rng(0), n_targets=50)
+    assert res["n_targets"] == {"members": 50, "control": 50}
+    assert res["sampled"] == {"members": True, "control": True}
+    assert res["splits"][0]["n_main"] == 50
+
+
+def test_bad_splits_are_refused() -> None:
+    t, = from_frames([_people(20, 8)])
+    for split, match in (((("x0", "x1"), ("x1", "x2")), "both sides"), ((("x0",), ()), "both sides"),
+                         ((("x0",), ("nope",)), "nope")):
+        with pytest.raises(ParameterError, match=match):
+            linkability(t, t, t, rng=np.random.default_rng(0), splits=[split])
