@@ -58,6 +58,9 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     _stochastic: ClassVar[bool] = False
     #: True when released rows depend on other rows (cannot release new rows one by one)
     _table_level: ClassVar[bool] = False
+    #: True when no released row is one person's perturbed row (synthetic records, group centroids): whether a
+    #: person was in the table is then the question the membership test asks, and the policy limits it
+    _keeps_no_row: ClassVar[bool] = False
     #: False when part of the randomness is not drawn from ``random_state`` (OpenDP's own secure generator):
     #: a seed then repeats only the draws made from it, not the release
     _seed_reproducible: ClassVar[bool] = True

@@ -20,7 +20,7 @@ import numpy as np
 
 from ppdm.exceptions import ParameterError
 from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
-from ppdm.mechanisms.tails import code_tails
+from ppdm.mechanisms.tails import code_rare_categories, code_tails
 from ppdm.utils.validation import check_int
 
 __all__ = ["CARTSynthesis"]
@@ -71,9 +71,10 @@ class CARTSynthesis(Mechanism):
     per_class : bool, default=True
         Synthesise each stratum given to ``fit(X, y)`` (the label in ``ppdm release``) from its own records.
     tail_k : int or None, default=None
-        Tail coding of the released numbers (:mod:`ppdm.mechanisms.tails`): every released value of a single
+        Tail coding of the released values (:mod:`ppdm.mechanisms.tails`): every released number of a single
         column is one that at least ``tail_k`` real records stand behind (a donor's value would be copied
-        exactly, a unique income or the oldest age among them); None: ``min_leaf``; 1: values as drawn.
+        exactly, a unique income or the oldest age among them), and no category that fewer real records hold
+        is released; None: ``min_leaf``; 1: values as drawn.
     max_fit_rows : int, default=20000
         Trees of a larger stratum are grown on a seeded sample of this many of its records (the donors are
         then that sample's records), which keeps the cost linear in the rows.
@@ -89,6 +90,7 @@ class CARTSynthesis(Mechanism):
     _secret = ("seed_",)
     _stochastic = True
     _table_level: ClassVar[bool] = True
+    _keeps_no_row: ClassVar[bool] = True
     _scale_free: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
     #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
@@ -128,6 +130,7 @@ class CARTSynthesis(Mechanism):
             self._synthesise(A, rows, groups, rng, into=out, at=None if len(classes) == 1 else rows)
         k = int(self.min_leaf) if self.tail_k is None else check_int(self.tail_k, "tail_k", low=1)
         code_tails(out, A, np.concatenate([g for g in groups if len(g) == 1] or [np.zeros(0, dtype=np.int64)]), k)
+        code_rare_categories(out, A, [g for g in groups if len(g) > 1], k)
         del self._A
         return out
 

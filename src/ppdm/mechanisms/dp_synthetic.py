@@ -157,6 +157,7 @@ class DPGaussianCopula(Mechanism):
     _stochastic = True
     _seed_reproducible: ClassVar[bool] = False
     _table_level: ClassVar[bool] = True
+    _keeps_no_row: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
 
     def __init__(

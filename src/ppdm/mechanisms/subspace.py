@@ -125,6 +125,7 @@ class SVDMicroaggregation(Mechanism):
     _secret = ("groups_", "components_")
     _table_level: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
+    _keeps_no_row: ClassVar[bool] = True
 
     def __init__(self, rank: int = 5, k: int = 10, *, within_strata: bool = True, max_exact_rows: int = 5000,
                  solver: str = "auto", random_state: object = None) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ppdm.mechanisms.base import Mechanism, seed_from, strata_of
-from ppdm.mechanisms.tails import code_tails
+from ppdm.mechanisms.tails import code_rare_categories, code_tails
 from ppdm.utils.rows import row_dtype
 from ppdm.utils.validation import check_int
 
@@ -130,6 +130,7 @@ class GaussianCopula(Mechanism):
     _secret = ("seed_",)
     _stochastic = True
     _table_level: ClassVar[bool] = True
+    _keeps_no_row: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
     _scale_free: ClassVar[bool] = True
     #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
@@ -181,8 +182,11 @@ class GaussianCopula(Mechanism):
                 for b in range(0, nc, _DRAW_BLOCK):  # the quantile's working arrays a block of rows long
                     r = rows[b:b + _DRAW_BLOCK]
                     out[r, j] = _quantiles(col, out[r, j])
-        numbers = np.setdiff1d(np.arange(m), [j for g in self.variables or () if len(g) > 1 for j in g])
-        code_tails(out, A, numbers, check_int(self.tail_k, "tail_k", low=1))
+        blocks = [np.asarray(g, dtype=np.int64) for g in self.variables or () if len(g) > 1]
+        numbers = np.setdiff1d(np.arange(m), np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64))
+        k = check_int(self.tail_k, "tail_k", low=1)
+        code_tails(out, A, numbers, k)
+        code_rare_categories(out, A, blocks, k)
         del self._A
         return out
 

@@ -14,13 +14,16 @@ least ``k`` real records stand behind:
 
 Only the column's real values decide the coding (never the released ones), so it is a fixed map applied to
 whatever the mechanism drew.
+
+A categorical column (a one-hot block of a whole table's design) is coded the same way: a category that fewer
+than ``k`` real records hold is never released; a row that drew it gets the column's most frequent category.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TailCoding", "code_tails"]
+__all__ = ["TailCoding", "code_tails", "code_rare_categories"]
 
 
 class TailCoding:
@@ -74,4 +77,27 @@ def code_tails(released: np.ndarray, real: np.ndarray, columns: np.ndarray, k: i
     """``released`` with each of ``columns`` tail-coded against the same column of ``real`` (in place)."""
     for j in columns:
         released[:, j] = TailCoding(k).fit(real[:, j]).transform(released[:, j])
+    return released
+
+
+def code_rare_categories(released: np.ndarray, real: np.ndarray, blocks: list[np.ndarray], k: int) -> np.ndarray:
+    """``released`` with, in each one-hot block of ``blocks``, the rows whose category fewer than ``k`` rows of
+    ``real`` hold given the block's most frequent category instead (in place; a category is a block's largest
+    entry)."""
+    for block in blocks:
+        if len(block) < 2:
+            continue
+        counts = np.bincount(real[:, block].argmax(axis=1), minlength=len(block))
+        held = (real[:, block] != 0).any(axis=1)
+        counts = np.bincount(real[held][:, block].argmax(axis=1), minlength=len(block)) if held.any() else counts
+        rare = counts < k
+        if not rare.any() or rare.all():
+            continue
+        chosen = released[:, block].argmax(axis=1)
+        rows = np.flatnonzero(rare[chosen] & (released[:, block] != 0).any(axis=1))
+        if len(rows):
+            top = int(counts.argmax())
+            weight = released[rows][:, block].max(axis=1)
+            released[np.ix_(rows, block)] = 0.0
+            released[rows, block[top]] = weight
     return released

@@ -182,6 +182,7 @@ def _release(
 
         holdout = folds[0] if folds else None
         context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": list(prep.schema.released),
+                   "shown_names": list(prep.shown), "label_name": label,
                    "categories": prep.categories, "holdout": holdout, "seed_known": key.known, "codec": codec}
         if folds and len(folds) > 1:
             context["more_folds"] = folds[1:]
@@ -196,7 +197,8 @@ def _release(
             table = SweepTable(X=X, y=y, codec=codec, shown=prep.categories, folds=folds,
                                columns=list(prep.schema.released), preprocess=cfg.preprocess, threat=cfg.threat,
                                seed=evaluation_seed, key_seed=context["key_seed"], seed_known=key.known,
-                               objective=cfg.policy.objective, policy=cfg.policy)
+                               objective=cfg.policy.objective, policy=cfg.policy, shown_names=tuple(prep.shown),
+                               label_name=label)
             everything = staged_sweep(table, jobs, cache, workers=sweep_workers(cfg), progress=progress,
                                       full=full_battery, timings=timings)
             del table

@@ -296,7 +296,8 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         jobs = candidate_jobs(cfg, cache, shape=facts["shape"], codec=facts["codec"], fingerprint=facts["fingerprint"],
                               label=spec.label, shown=facts["shown"], side=facts["side"])
         context = {"key_seed": key.seed(MECHANISM_STREAM), "columns": facts["columns"], "categories": None,
-                   "holdout": None, "seed_known": key.known, "codec": facts["codec"]}
+                   "holdout": None, "seed_known": key.known, "codec": facts["codec"], "shown_names": facts["shown"],
+                   "label_name": spec.label}
         everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
                                         sample=facts.pop("sample"), n_rows=rows)
         failed, cands = split_failed(everything)

@@ -29,10 +29,11 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     "rotation": {},
     # groups of k records share one released row: a row points at a group of k, so k >= 20 is needed to keep
     # re-identification near 1/k <= 5 %; on a whole table a group releases only the categories that at least
-    # min_support of its records hold (a category one or two of them hold would point at them: on adult's
-    # 2,000 records, k = 20 with every category singled out about a quarter of the multivariate predicates
-    # anonymeter draws, with min_support 6 none; a table without categories ignores it)
-    "mdav": {"k": [20, 30, 50], "min_support": [6, 10]},
+    # min_support of its records hold, and no category that fewer than min_count records of the table hold
+    # (either would point at its few holders: on adult's 2,000 records, k = 20 with every category let
+    # anonymeter single out about a fifth of its multivariate predicates, with (4, 30) about 1 %, keeping
+    # 94 % of the label signal; a table without categories ignores both)
+    "mdav": {"k": [20, 30, 50], "min_support": [4], "min_count": [30]},
     # synthetic records: no released row is derived from one person's row
     "copula": {},
     # synthetic records by sequential trees (synthpop's CART): each value from a leaf of >= min_leaf real
@@ -134,6 +135,12 @@ class Policy(BaseModel):
         description="largest singling-out risk beyond the control: predicates built from the release alone that "
                     "isolate exactly one person in it, beyond those that isolate one real person outside it "
                     "(anonymeter's measure, the worst of univariate, multivariate and targeted predicates)")
+    singling_out_control: str = Field(
+        "audited",
+        description="how singling out's control is scaled: audited (as anonymeter scales it when the control is "
+                    "smaller than the table: conservative, it counts part of a table's own rarity as risk) or "
+                    "equal-size (the members' side measured on samples of the control's size: what the release "
+                    "discloses beyond the population's own rarity)")
     max_linkability: float = Field(
         0.05, ge=0, le=1,
         description="largest linkability risk beyond the control: two disjoint sets of a person's columns, held "
@@ -143,6 +150,13 @@ class Policy(BaseModel):
         description="largest membership advantage on the most outlying records (true minus false positive rate "
                     "of telling, from the distance to the release, whether a record was in the table); measured "
                     "for synthetic and microaggregated candidates")
+
+    @field_validator("singling_out_control")
+    @classmethod
+    def _control(cls, v: str) -> str:
+        if v not in ("audited", "equal-size"):
+            raise ValueError("singling_out_control must be audited or equal-size")
+        return v
 
     @field_validator("objective")
     @classmethod

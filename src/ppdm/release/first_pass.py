@@ -76,11 +76,11 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     out: dict[str, Any] = {"method": method, "params": params, "value": value, "utility": {}, "attacks": attacks,
                            "risk": risk_of(attacks), "stage": "first pass"}
     if not policy_violations(out, table.policy):  # re-identified already: nothing below could change that
-        util, hits, linked, sensitive = _first_fold(trial, clock)
+        util, hits, linked, sensitive, tests = _first_fold(trial, clock)
         out["utility"] = util
-        out["risk"] = with_linked_risk(out["risk"], linked, sensitive)
+        out["risk"] = with_linked_risk(out["risk"], linked, sensitive) | tests
         # kept for the full battery, which measures the linkage over more spaces and reapplies these
-        out["held_out"] = {"linked": linked, "sensitive": sensitive}
+        out["held_out"] = {"linked": linked, "sensitive": sensitive, "tests": tests}
         if hits is not None:
             out["hits"], out["hits_rows"] = pack_hits(hits), int(len(hits))
     out["seconds"] = time.perf_counter() - t0
@@ -88,15 +88,19 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     return out
 
 
-def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarray | None, Any, Any]:
-    """The utility, the objective model's hits and the held-out risks (linked values, sensitive columns) of the
-    first fold's release; an objective that is not a train-on-release accuracy is measured on the release of
-    every row too (then there are no per-record hits to compare)."""
+def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarray | None, Any, Any,
+                                                     dict[str, Any]]:
+    """The utility, the objective model's hits and the held-out risks (linked values, sensitive columns, the
+    tests of singling out and linkability) of the first fold's release; an objective that is not a
+    train-on-release accuracy is measured on the release of every row too (then there are no per-record hits
+    to compare)."""
+    from ppdm.release.criteria import first_fold_tests
     from ppdm.release.utility import neighbour_preservation, utility_scores
 
     t = trial.table
     util: dict[str, float] = {}
     hits = linked = sensitive = None
+    tests: dict[str, Any] = {}
     if t.folds:
         train, test = t.folds[0]
         part = trial.release(train, name="fold 0")
@@ -105,6 +109,8 @@ def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarra
         clock.lap("train on release")
         linked, sensitive = _held_out_risk(trial, part, test)
         clock.lap("held-out risk")
+        tests = first_fold_tests(trial, part, train, test)
+        clock.lap("singling out and linkability")
     if t.objective not in util:  # an objective measured on the release itself
         if t.objective == "neighbour_pct":
             util["neighbour_pct"] = neighbour_preservation(t.X, trial.release().design, seed=t.seed)
@@ -112,7 +118,7 @@ def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarra
             util.update(utility_scores(trial.release().design, t.y, seed=t.seed))
         clock.lap("utility")
         hits = None  # the ranking's measure is not per held-out record
-    return util, hits, linked, sensitive
+    return util, hits, linked, sensitive, tests
 
 
 def _tstr(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str, float], np.ndarray]:

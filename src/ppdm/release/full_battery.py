@@ -63,11 +63,30 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
         util.update(pooled(scores))
         clock.lap("further folds")
     held = first.get("held_out") or {}
-    risk = with_linked_risk(risk_of(attacks), held.get("linked"), held.get("sensitive"))
+    risk = with_linked_risk(risk_of(attacks), held.get("linked"), held.get("sensitive")) | held.get("tests", {})
+    if table.folds:
+        risk.update(_tests_of_the_folds(trial, method, params))
+        clock.lap("membership and inference")
     out = dict(first)
     out.update({"utility": util, "attacks": attacks, "risk": risk, "stage": "full battery",
                 "seconds": first.get("seconds", 0.0) + time.perf_counter() - t0,
                 "timings": {**first.get("timings", {}), "full battery": clock.laps}})
+    return out
+
+
+def _tests_of_the_folds(trial: Trial, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Membership (every fold's release; limited for candidates that keep no one's row) and the inference of
+    every column (the first fold's release; reported)."""
+    from ppdm.release.criteria import inference_test, keeps_no_row, membership_of
+
+    folds = trial.table.folds or []
+    parts = [trial.release(train, name=f"fold {i}") for i, (train, _) in enumerate(folds)]
+    member = membership_of(trial, parts)
+    out: dict[str, Any] = {"membership": member, "inference": inference_test(trial, parts[0], *folds[0])}
+    if keeps_no_row(method, params):
+        o = member["outliers"]
+        out["membership_outliers"] = {"risk": o["advantage"], "interval": o.get("interval"),
+                                      "n_outliers": o.get("n_outliers"), "paired": member["paired"]}
     return out
 
 

@@ -61,7 +61,7 @@ def policy_violations(c: dict[str, Any], policy: Any) -> list[str]:
         why.append(f"'{column}' inferred for {inferred:.1%} more people in the release than outside it > "
                    f"{policy.max_attribute_inference:.1%}")
     for key, limit, what in _TESTS:
-        value = _test_value(c, key)
+        value = _test_value(c, key, policy)
         if value is not None and value > getattr(policy, limit):
             why.append(f"{what} {value:.1%} > {getattr(policy, limit):.1%}")
     return why
@@ -73,10 +73,13 @@ _TESTS = (("singling_out", "max_singling_out", "singling out beyond the control"
           ("membership_outliers", "max_membership_outliers", "membership advantage on the most outlying records"))
 
 
-def _test_value(c: dict[str, Any], key: str) -> float | None:
-    """A test's policy value (its ``risk``) in the candidate's record, None when it was not measured."""
+def _test_value(c: dict[str, Any], key: str, policy: Any = None) -> float | None:
+    """A test's policy value (its ``risk``) in the candidate's record, None when it was not measured; singling
+    out read as the policy's ``singling_out_control`` says."""
     v = c["risk"].get(key)
     if isinstance(v, dict):
+        if key == "singling_out" and getattr(policy, "singling_out_control", "audited") == "equal-size":
+            v = v.get("equal_size") or {}
         v = v.get("risk")
     return None if v is None else float(v)
 
@@ -87,7 +90,7 @@ def binding_test(c: dict[str, Any], policy: Any) -> str:
               "values within 5 %": c["risk"]["within_5pct"] - policy.max_within_5pct,
               "attribute inference": _inference(c)[0] - policy.max_attribute_inference}
     for key, limit, what in _TESTS:
-        v = _test_value(c, key)
+        v = _test_value(c, key, policy)
         if v is not None:
             excess[what.split(" beyond")[0].split(" on the")[0]] = v - getattr(policy, limit)
     return max(excess, key=lambda k: excess[k])
@@ -113,7 +116,7 @@ def _shortfall(c: dict[str, Any], policy: Any) -> float:
     total = max(_reid(c) - policy.max_reidentification, 0) + max(c["risk"]["within_5pct"] - policy.max_within_5pct, 0)
     total += max(_inference(c)[0] - policy.max_attribute_inference, 0)
     for key, limit, _ in _TESTS:
-        v = _test_value(c, key)
+        v = _test_value(c, key, policy)
         total += 0.0 if v is None else max(v - getattr(policy, limit), 0)
     return total
 

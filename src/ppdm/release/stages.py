@@ -52,7 +52,7 @@ def candidate_jobs(cfg: ReleaseConfig, cache: Cache, *, shape: tuple[int, int], 
 
 
 #: parameters of default grids that only act on categorical columns (left out on a table without them)
-_CATEGORY_PARAMETERS = ("min_support",)
+_CATEGORY_PARAMETERS = ("min_support", "min_count")
 
 
 def split_failed(everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -42,6 +42,9 @@ def summary_text(record: dict[str, Any]) -> list[str]:
             f"Values: the strongest reconstruction recovers {risk['within_5pct']:.1%} of the values within +-5 % "
             f"beyond what guessing each column's median gets ({risk.get('within_5pct_raw', risk['within_5pct']):.1%} "
             f"of all values; the median guess {risk.get('within_5pct_median_guess', 0.0):.1%}).")
+    tests = _tests_line(risk)
+    if tests:
+        lines.append(tests)
     g = record.get("guarantee")
     if g:
         lines.append(
@@ -111,6 +114,8 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     pol = record["policy"]
     limits = (f"(re-identification <= {pol['max_reidentification']:.0%} beyond chance, values disclosed beyond the "
               f"control <= {pol['max_within_5pct']:.0%}"
+              + (f", singling out <= {pol['max_singling_out']:.0%} and linkability <= {pol['max_linkability']:.0%} "
+                 "beyond the control" if "max_singling_out" in pol else "")
               + (f", sensitive columns inferred beyond the control <= {pol['max_attribute_inference']:.0%}"
                  if "max_attribute_inference" in pol and any(c.get("role") == "sensitive"
                                                              for c in record.get("columns") or ()) else "")
@@ -129,6 +134,24 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     if record.get("failed_candidates"):
         lines.append(f"{len(record['failed_candidates'])} candidate(s) failed and were left out (see the table).")
     return lines
+
+
+def _tests_line(risk: dict[str, Any]) -> str | None:
+    """The tests of anonymisation of the chosen release in one sentence (None when they were not measured)."""
+    so, lk, mb = risk.get("singling_out"), risk.get("linkability"), risk.get("membership")
+    if not so and not lk:
+        return None
+    parts = []
+    if so:
+        parts.append(f"singling out {so['risk']:.1%} ({so.get('family', '')} predicates; "
+                     f"{(so.get('equal_size') or {}).get('risk', 0.0):.1%} against a control as large as the table)")
+    if lk:
+        parts.append(f"linkability {lk['risk']:.1%}")
+    if mb:
+        parts.append(f"membership advantage {mb['overall']['advantage']:.1%} overall and "
+                     f"{mb['outliers']['advantage']:.1%} on the {mb['outliers'].get('n_outliers', 20)} most outlying "
+                     "records")
+    return ("Tests of anonymisation, beyond real records the release did not contain: " + ", ".join(parts) + ".")
 
 
 def plot_data(

@@ -245,7 +245,8 @@ def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tu
                        folds=None if split is None else [split], columns=list(context["columns"]),
                        preprocess=cfg.preprocess, threat=cfg.threat, seed=seed, key_seed=context.get("key_seed"),
                        seed_known=bool(context.get("seed_known")), objective=cfg.policy.objective,
-                       policy=cfg.policy)
+                       policy=cfg.policy, shown_names=tuple(context.get("shown_names", ())),
+                       label_name=context.get("label_name"))
     size = len(X_sample)
     salted = [(hashlib.sha256(f"screen:{size}:{k}".encode()).hexdigest(), m, p) for k, m, p in jobs]
     screened = first_passes(table, salted, cache, workers=sweep_workers(cfg), progress=progress,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,8 @@ class SweepTable:
     (training rows, held-out real rows) splits, the first of which the first pass uses; ``columns``: the
     design's names; ``key_seed``: the release key's mechanism stream (the chosen candidate is the very release
     published); ``seed``: the evaluation's seed (folds, samples, attack draws); ``seed_known``: the key is a
-    user's seed, which the seed search tries.
+    user's seed, which the seed search tries; ``objective`` and ``policy``: what the sweep maximises and
+    limits; ``shown_names``: the names of ``shown``'s columns, ``label_name`` the label's among them.
     """
 
     X: np.ndarray
@@ -42,7 +43,9 @@ class SweepTable:
     key_seed: object = None
     seed_known: bool = False
     objective: str = "tstr_knn_pct"
-    policy: dict[str, float] = field(default_factory=dict)
+    policy: Any = None
+    shown_names: tuple[str, ...] = ()
+    label_name: str | None = None
 
     @property
     def mechanism_seed(self) -> object:

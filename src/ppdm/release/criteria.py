@@ -1,0 +1,146 @@
+"""The tests of anonymisation of a candidate in the sweep: singling out, linkability, inference, membership.
+
+Each test compares a release with the records it was made from (members) and with real records it did not
+contain (the control, which the sweep holds out): a held-out fold's training rows and test rows. The tables
+are compared as published: a whole table's numbers in their units and its categories as released, with the
+columns shown unchanged beside them (the label among them).
+
+* singling out and linkability: the first fold's release (the first pass; the policy limits both);
+* inference of every column from the others: the first fold's release (the full battery; reported);
+* membership: from the distance to the closest released row. With several folds every record is a
+  non-member of the fold that holds it out and a member of the next fold's release: on the most outlying
+  records the advantage is paired record by record (:func:`ppdm.attacks.paired_outlier_advantage`), which is
+  unbiased when nothing leaks; with one fold, members against the control (the full battery; the policy
+  limits it for candidates that release synthetic records or group centroids, which keep no one's row).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ppdm.release.trial import Released, SweepTable, Trial
+
+__all__ = ["mixed_views", "first_fold_tests", "inference_test", "membership_of", "keeps_no_row"]
+
+#: members and control records a test measures at most (seeded samples above)
+TEST_ROWS = 5000
+
+
+def _rng(table: SweepTable, stream: int) -> np.random.Generator:
+    return np.random.default_rng([int(table.seed), stream])
+
+
+def keeps_no_row(method: str, params: dict[str, Any]) -> bool:
+    """Whether a candidate publishes synthetic records or group centroids (no released row is a person's own
+    perturbed row): the membership test is limited for these."""
+    from ppdm.registry import MECHANISMS
+    from ppdm.release.candidates import split_method
+
+    numeric = split_method(method)[0]
+    entry = MECHANISMS.get(numeric)
+    return bool(entry is not None and getattr(entry.load(), "_keeps_no_row", False))
+
+
+def mixed_views(trial: Trial, releases: list[Released], rows: list[np.ndarray]) -> list[Any]:
+    """The ``releases`` and the original ``rows`` (members, control, ...), in that order, as mixed tables with
+    codes shared by all of them."""
+    from ppdm.attacks import encode_tables
+
+    t = trial.table
+    codec = t.codec
+    width = 0 if t.shown is None else t.shown.shape[1]
+    shown_names = list(t.shown_names) if len(t.shown_names) == width else [f"shown {j + 1}" for j in range(width)]
+
+    def shown(r: np.ndarray | None, n: int) -> np.ndarray:
+        if t.shown is None:
+            return np.zeros((n, 0), dtype=object)
+        return t.shown if r is None else t.shown[r]
+
+    numbers, texts = [], []
+    if codec is None:
+        numeric_names, cat_names = list(t.columns), shown_names
+        for rel in releases:
+            numbers.append(rel.numbers)
+            texts.append(shown(rel.rows, len(rel.numbers)))
+        for r in rows:
+            numbers.append(t.X[r])
+            texts.append(shown(r, len(r)))
+    else:
+        numeric_names, cat_names = list(codec.numeric_names), list(codec.categorical_names) + shown_names
+        for rel in releases:
+            numbers.append(rel.published.numbers)
+            texts.append(np.column_stack([codec.filled(rel.published), shown(rel.rows, len(rel.numbers))]))
+        original = trial.original()
+        for r in rows:
+            part = original.take(r)
+            numbers.append(part.numbers)
+            texts.append(np.column_stack([codec.filled(part), shown(r, len(r))]))
+    return encode_tables(numbers, texts, numeric_names, cat_names)
+
+
+def _cap(rows: np.ndarray, table: SweepTable, stream: int) -> np.ndarray:
+    """At most :data:`TEST_ROWS` of ``rows`` (a seeded sample, in order)."""
+    if len(rows) <= TEST_ROWS:
+        return rows
+    return np.sort(_rng(table, stream).choice(rows, TEST_ROWS, replace=False))
+
+
+def first_fold_tests(trial: Trial, part: Released, train: np.ndarray, test: np.ndarray) -> dict[str, Any]:
+    """Singling out and linkability of the first fold's release ``part`` (made from ``train``), with the
+    held-out ``test`` rows as the control."""
+    from ppdm.attacks import linkability, singling_out
+
+    t = trial.table
+    release, members, control = mixed_views(trial, [part], [_cap(train, t, 41), _cap(test, t, 42)])
+    return {"singling_out": singling_out(release, members, control, rng=_rng(t, 43)),
+            "linkability": linkability(release, members, control, rng=_rng(t, 44), label=t.label_name)}
+
+
+def inference_test(trial: Trial, part: Released, train: np.ndarray, test: np.ndarray) -> dict[str, Any]:
+    """The inference of every column from the others, members against the control (reported, not limited)."""
+    from ppdm.attacks import inference_by_column
+
+    t = trial.table
+    release, members, control = mixed_views(trial, [part], [_cap(train, t, 41), _cap(test, t, 42)])
+    return inference_by_column(release, members, control, rng=_rng(t, 45))
+
+
+def membership_of(trial: Trial, parts: list[Released]) -> dict[str, Any]:
+    """Membership inference from the distance to the closest released row (see the module): ``parts`` are the
+    releases of the folds' training rows, in the folds' order."""
+    from ppdm.attacks import (
+        column_ranges,
+        distance_to_closest,
+        membership_advantage,
+        outlyingness,
+        paired_outlier_advantage,
+    )
+
+    t = trial.table
+    folds = t.folds or []
+    if len(parts) < 2:
+        train, test = folds[0]
+        release, members, control = mixed_views(trial, parts[:1], [_cap(train, t, 41), _cap(test, t, 42)])
+        from ppdm.attacks.anonymisation import membership_test
+
+        return {**membership_test(release, members, control, rng=_rng(t, 46)), "paired": False}
+    held = [_cap(test, t, 50 + f) for f, (_, test) in enumerate(folds)]
+    everyone = np.sort(np.concatenate(held))
+    *released, original = mixed_views(trial, parts, [everyone])
+    ranges = column_ranges(*released, original)
+    dcr_in, dcr_out = [], []
+    for f, rows in enumerate(held):
+        # the fold's held-out records: non-members of its release, members of the next fold's
+        people = original.take(np.searchsorted(everyone, rows))
+        dcr_out.append(distance_to_closest(people, released[f], ranges=ranges, rng=_rng(t, 60 + f)))
+        dcr_in.append(distance_to_closest(people, released[(f + 1) % len(folds)], ranges=ranges, rng=_rng(t, 70 + f)))
+    order = np.argsort(np.concatenate(held), kind="stable")  # the records in ``everyone``'s order
+    d_in, d_out = np.concatenate(dcr_in)[order], np.concatenate(dcr_out)[order]
+    outlying = outlyingness(original, k=int(min(5, original.n_rows - 1)), ranges=ranges)
+    overall = membership_advantage(d_in, d_out)
+    outliers = paired_outlier_advantage(d_in, d_out, outlying, overall["threshold"])
+    return {"overall": overall, "outliers": outliers, "paired": True,
+            "measure": "distance to the closest released row (Gower); each record a member of one fold's "
+                       "release and a non-member of the fold that held it out"}
