@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm import registry
-from ppdm.data.io import check_output_path, output_lock, read_table, write_table
+from ppdm.data.io import check_output_path, output_set, read_table
 from ppdm.data.preprocess import Scaler
 from ppdm.data.schema import resolve_schema
 from ppdm.exceptions import InputError, ParameterError
@@ -28,6 +28,7 @@ from ppdm.flow.artifacts import (
     align_with_state,
     identity_summary,
     load_release_state,
+    publish_release,
     save_release_state,
     wrap_partition,
 )
@@ -36,7 +37,8 @@ from ppdm.metrics.value import relative_error
 from ppdm.utils.validation import check_choice
 
 __all__ = ["PerturbResult", "perturb", "perturb_array", "evaluate", "align_tables", "sample_rows",
-           "save_release_state", "load_release_state", "align_with_state", "check_magnitude", "dims_sweep"]
+           "save_release_state", "load_release_state", "align_with_state", "check_magnitude", "dims_sweep",
+           "publish_release"]
 
 PathLike = str | os.PathLike[str]
 
@@ -120,15 +122,15 @@ def perturb(
             drop_other=drop_other, preprocess=preprocess, release_units=release_units,
             partition_rows=partition_rows, partition_columns=partition_columns, output=output, state=state,
             force=force, seed=key.seed(MECHANISM_STREAM), sep=sep, scheduler=scheduler, key=key, keep_ids=keep_ids)
-    inputs = [source] if isinstance(source, (str, os.PathLike)) else []
-    out_path = check_output_path(output, inputs=inputs, force=force) if output is not None else None
-    state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
-    if out_path is not None and state_path is not None and out_path.resolve() == state_path.resolve():
-        raise ParameterError("the release and the state file must be different paths")
-    # one writer at a time per output set (locks on the resolved real paths)
-    with output_lock(out_path, state_path):
+    inputs = [("input table", source)] if isinstance(source, (str, os.PathLike)) else []
+    # guarded (no output is an input), locked (one writer at a time) and recovered (what a killed run left)
+    with output_set([("output", output), ("state file", state or None)], inputs, force=force) as (out_path,
+                                                                                                   state_path):
         t0 = time.perf_counter()
         df = read_table(source, sep=sep)
+        from ppdm.data.fingerprint import table_fingerprint
+
+        read_as = table_fingerprint(df) if state_path is not None else None
         entry = registry.get(method)
         schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
                                 allow_categorical=entry.categorical)
@@ -189,15 +191,8 @@ def perturb(
                 summary[attr.rstrip("_")] = getattr(mech, attr)
         # both written in full before either replaces its predecessor, the state (the key) last: a run that
         # fails leaves the earlier release and its state as they were
-        from ppdm.data.io import publish_together, table_format
-
-        writes: list[tuple[Path, Any]] = []
-        if out_path is not None:
-            writes.append((out_path, lambda p: write_table(out_df, p, fmt=table_format(out_path))))
-        if state_path is not None:
-            writes.append((state_path, lambda p: save_release_state(p, mech, scaler, schema, method=method, key=key,
-                                                                     identity=identity)))
-        publish_together(writes)
+        publish_release(out_df, out_path, state_path, lambda p, fps: save_release_state(
+            p, mech, scaler, schema, method=method, key=key, identity=identity, fingerprints=fps), read_as)
         return PerturbResult(out_df, mech, scaler, schema, summary, out_path, state_path)
 
 

@@ -334,7 +334,7 @@ def reproduce(
             select(quick), console=c, show=not as_json, data_dir=data_dir, trials=trials,
             blas_threads=blas_threads or None,
             on_report=None if out is None else (
-                lambda rep: _write_artifacts(rep, out, force) if rep.tables or rep.figures else None))
+                lambda rep: _write_artifacts(rep, out, force, data_dir) if rep.tables or rep.figures else None))
         if as_json:
             print(json.dumps([s.to_dict() for s in summaries], indent=2))
         else:
@@ -345,7 +345,7 @@ def reproduce(
     report = run_reproduction(table, blas_threads=blas_threads or None,  # type: ignore[arg-type]
                               data_dir=data_dir, trials=trials)
     if out is not None:
-        _write_artifacts(report, out, force)
+        _write_artifacts(report, out, force, data_dir)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -354,7 +354,7 @@ def reproduce(
         raise typer.Exit(1)
 
 
-def _write_artifacts(report: Any, out: Path, force: bool) -> None:
+def _write_artifacts(report: Any, out: Path, force: bool, data_dir: Path | None = None) -> None:
     """Every table and figure, each written atomically; all paths are checked before the first write."""
     from ppdm.data.io import atomic_write, check_output_path, write_table
     from ppdm.exceptions import OutputError
@@ -363,7 +363,7 @@ def _write_artifacts(report: Any, out: Path, force: bool) -> None:
     if not names:
         raise OutputError(f"reproduction '{report.id}' has no tables or figures to write; drop --out")
     for n in names:
-        check_output_path(out / n, force=force)
+        check_output_path(out / n, inputs=[data_dir], force=force)
     for n, df in report.tables.items():
         write_table(df, out / n)
     for n, png in report.figures.items():

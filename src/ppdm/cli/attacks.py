@@ -48,21 +48,21 @@ def attack(
 ) -> None:
     """Attack a release: what can an attacker with the given knowledge recover? (success vs two baselines)"""
     from ppdm.attacks import ThreatModel, attack_tables
-    from ppdm.data.io import atomic_write, check_output_path
+    from ppdm.data.io import atomic_write, output_set
 
-    out = check_output_path(json_out, inputs=[original, release], force=force, what="JSON report") \
-        if json_out is not None else None
     t = ThreatModel.parse(threat)
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as prog:
-        task = prog.add_task("attacking", total=None)
-        res = attack_tables(original, release, threat=t, attacks=split_list(attacks), targeted=not all_, id=id,
-                            label=label, columns=split_list(columns), seed=seed, sep=sep, sample=sample, state=state,
-                            progress=lambda a: prog.update(task, description=f"attack: {a}"))
-    if out is not None:
-        with atomic_write(out, binary=False) as f:
-            f.write(json.dumps(res, indent=2))
+    reads = [("original table", original), ("release", release), ("state file", state)]
+    with output_set([("JSON report", json_out)], reads, force=force) as (out,):
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as prog:
+            task = prog.add_task("attacking", total=None)
+            res = attack_tables(original, release, threat=t, attacks=split_list(attacks), targeted=not all_, id=id,
+                                label=label, columns=split_list(columns), seed=seed, sep=sep, sample=sample,
+                                state=state, progress=lambda a: prog.update(task, description=f"attack: {a}"))
+        if out is not None:
+            with atomic_write(out, binary=False) as f:
+                f.write(json.dumps(res, indent=2))
     from rich.console import Console
     from rich.table import Table
 

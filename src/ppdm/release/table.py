@@ -57,6 +57,7 @@ class Prepared:
     fingerprint: str
     side: str
     folds: list[tuple[np.ndarray, np.ndarray]] | None
+    table_fingerprint: dict[str, Any] | None = None  # the table as read (the state records it)
 
 
 def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, workers: int | None = None,
@@ -79,6 +80,9 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     from ppdm.utils.memory import give_back
 
     df = read_table(spec.source, sep=spec.sep) if frame is None else frame
+    from ppdm.data.fingerprint import table_fingerprint
+
+    read_as = table_fingerprint(df)  # before a numeric table's columns leave the frame
     id, label = spec.id, spec.label
     infos = infer_columns(df, id=id, label=label, drop=spec.drop, roles=parse_roles(spec.roles))
     codec = None
@@ -142,7 +146,7 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     return Prepared(df=df, infos=infos, codec=codec, schema=schema, X=X, y=y, label_note=label_note,
                     cfg=cfg.model_copy(update={"policy": policy}), shown=shown, categories=categories,
                     fingerprint=design_fingerprint(X, schema.released),
-                    side=side_digest(y, categories).hexdigest(), folds=folds or None)
+                    side=side_digest(y, categories).hexdigest(), folds=folds or None, table_fingerprint=read_as)
 
 
 def original_utility(X: np.ndarray, y: np.ndarray | None, folds: Any, seed: int, codec: Any) -> dict[str, float]:
