@@ -20,6 +20,7 @@ from ppdm.cli.options import (
     KeySeedOpt,
     LabelOpt,
     OutOpt,
+    RolesOpt,
     SampleOpt,
     SeedOpt,
     SepOpt,
@@ -125,6 +126,7 @@ def perturb(
     seed: KeySeedOpt = None,
     keep_ids: KeepIdsOpt = False,
     escape_formulas: EscapeFormulasOpt = False,
+    roles: RolesOpt = None,
     force: ForceOpt = False,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -133,7 +135,8 @@ def perturb(
     scheduler: Annotated[str | None, typer.Option(
         help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
 ) -> None:
-    """Release a perturbed copy of a table (ids, labels and other columns pass through in order)."""
+    """Release a perturbed copy of a table: every column treated as `ppdm release` treats it (ids become
+    pseudonyms, free text and identifying columns are dropped, categories, integers and dates released whole)."""
     from ppdm.pipeline import perturb as run
 
     named = {"rank": rank, "solver": solver, "strategy": strategy, "eps_u": eps_u, "eps_v": eps_v,
@@ -149,7 +152,7 @@ def perturb(
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
               release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns,
               output=output, state=state, force=force, seed=seed, sep=sep, backend=backend, scheduler=scheduler,
-              keep_ids=keep_ids, escape_formulas=escape_formulas)
+              keep_ids=keep_ids, escape_formulas=escape_formulas, roles=roles)
     s = res.summary
     if as_json:
         print(json.dumps(s | {"output": str(res.output)}, indent=2))
@@ -164,7 +167,10 @@ def perturb(
         f = s["formula_cells"]
         cols = ", ".join(f"'{k}' ({v})" for k, v in f["columns"].items())
         what = f"text cells that spreadsheets run as formulas in {cols}"
-        c.print(f"escaped {what}" if f["escaped"] else f"warning: {what}; --escape-formulas prefixes them with '")
+        if f["escaped"]:
+            c.print(f"escaped {what}")
+        else:  # a warning, with the others on stderr (stdout may be the release itself)
+            print(f"warning: {what}; --escape-formulas prefixes them with '", file=sys.stderr)
     fig = f"RE = {s['re']:.4f}" if "re" in s else f"stress-1 = {s.get('stress', float('nan')):.4f}"
     c.print(f"{fig}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
             + (f"   state -> {res.state} (secret; keep it private)" if res.state else ""))
@@ -237,6 +243,11 @@ def evaluate(
     c = _console()
     c.print(t)
     c.print(f"pairwise metrics: {res['pattern']['pairs']}")
+    left = res.get("left_out", {})
+    if left.get("with_gaps"):
+        c.print(f"{left['with_gaps']} row(s) with a gap in a compared column left out of every measure")
+    if left.get("without_label"):
+        c.print(f"{left['without_label']} row(s) without a label left out of the class-based utility")
 
 
 def _evaluate_dask(original: str, release: str, *, id: str | None, label: str | None, columns: str | None,

@@ -67,7 +67,11 @@ def table_fingerprint(df: pd.DataFrame) -> dict[str, Any]:
             part = words[a:a + _ROWS]
             h.update("\x1f".join(str(x) for x in part[part != None]).encode("utf-8", "surrogatepass"))  # noqa: E711
         v = np.where(finite, nums, 0.0)
-        sums.append([float(w @ v), float(np.abs(w) @ np.abs(v))])
+        # scaled by a power of two (exact) so that no sum overflows, whatever the column's magnitude
+        top = float(np.abs(v).max()) if n else 0.0
+        shift = int(np.frexp(top)[1]) if top > 0 else 0
+        v = np.ldexp(v, -shift)
+        sums.append([float(w @ v), float(np.abs(w) @ np.abs(v)), shift])
     return {"rows": n, "digest": h.hexdigest(), "sums": sums}
 
 
@@ -78,6 +82,8 @@ def same_table(recorded: Any, df: pd.DataFrame) -> bool:
         if recorded["rows"] != now["rows"] or recorded["digest"] != now["digest"]:
             return False
         pairs = zip(recorded["sums"], now["sums"], strict=True)
-        return all(abs(float(a[0]) - b[0]) <= _TOLERANCE * max(float(a[1]), b[1]) + 1e-300 for a, b in pairs)
-    except (KeyError, TypeError, ValueError, IndexError):
+        return all(abs(np.ldexp(float(a[0]), int(a[2])) - np.ldexp(b[0], b[2]))
+                   <= _TOLERANCE * max(np.ldexp(float(a[1]), int(a[2])), np.ldexp(b[1], b[2])) + 1e-300
+                   for a, b in pairs)
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError):
         return False

@@ -134,6 +134,8 @@ def _check_input_size(files: Sequence[Path]) -> None:
                 total += _PARQUET_VALUE_BYTES * meta.num_rows * max(meta.num_columns, 1)
             except Exception:  # noqa: BLE001 (a damaged file is reported by the reader with its own message)
                 total += _TEXT_READ_FACTOR * st.st_size
+        elif _is_gzip(f):
+            total += _TEXT_READ_FACTOR * _gzip_size(f, st.st_size)  # read decompressed
         else:
             total += _TEXT_READ_FACTOR * st.st_size
     size = sum(f.stat().st_size for f in files)
@@ -219,17 +221,38 @@ def parquet_data_columns(pf: Any) -> list[str]:
 
 #: the bytes of a text table checked before it is parsed (binary content, UTF-8, the header line)
 _HEAD_BYTES = 65536
+_GZIP = b"\x1f\x8b"
+
+
+def _is_gzip(path: Path) -> bool:
+    """A gzip-compressed file (its first two bytes), whatever its name."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == _GZIP
+    except OSError:
+        return False
+
+
+def _gzip_size(path: Path, size: int) -> int:
+    """The bytes a gzip file holds once decompressed, from its trailer (modulo 4 GiB: at least its own size)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(-4, os.SEEK_END)
+            return max(int.from_bytes(f.read(4), "little"), size)
+    except OSError:
+        return size
 
 
 def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
-    """A CSV/TSV table, parsed from the file as it is read (no copy of its text is held: a 130 MB CSV of
-    1,000,000 rows decoded and wrapped whole took 1.2 GB before pandas parsed it). Its first bytes are
-    checked first: empty, binary, not UTF-8, the header line."""
+    """A CSV/TSV table (or one compressed with gzip), parsed from the file as it is read (no copy of its text is
+    held: a 130 MB CSV of 1,000,000 rows decoded and wrapped whole took 1.2 GB before pandas parsed it). Its
+    first bytes are checked first: empty, binary, not UTF-8, the header line."""
     name = path.name
     sep = _text_sep(path, sep)
     _text_header(path, sep)
     try:
-        df = pd.read_csv(path, sep=sep, skipinitialspace=True, float_precision="round_trip", encoding="utf-8-sig")
+        df = pd.read_csv(path, sep=sep, skipinitialspace=True, float_precision="round_trip", encoding="utf-8-sig",
+                         compression="gzip" if _is_gzip(path) else None)
     except UnicodeDecodeError:  # beyond the bytes checked first
         raise InputError(f"'{name}' is not UTF-8 text; re-save it as UTF-8 CSV") from None
     except (pd.errors.ParserError, csv.Error) as e:
@@ -250,20 +273,29 @@ def text_columns(path: str | os.PathLike[str], sep: str | None = None) -> list[s
 def _text_sep(path: Path, sep: str | None) -> str:
     """The separator of a text table: ``sep``, or the one its suffix implies."""
     if sep is None:
-        sep = _TEXT_FORMATS.get(path.suffix.lower()) or ","
+        suffix = Path(path.stem).suffix if path.suffix.lower() == ".gz" else path.suffix  # t.tsv.gz: a TSV
+        sep = _TEXT_FORMATS.get(suffix.lower()) or ","
     return "\t" if sep == "\\t" else sep  # a shell-quoted '\t' means a tab
 
 
 def _text_header(path: Path, sep: str) -> list[str]:
     """The header line of a text table, split; its first bytes checked (empty, binary, UTF-8, separator,
     column names)."""
+    import gzip
+
     name = path.name
-    with open(path, "rb") as f:
-        head = f.read(_HEAD_BYTES)
-        whole = len(head) < _HEAD_BYTES or not f.read(1)
+    opener = gzip.open if _is_gzip(path) else open
+    try:
+        with opener(path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+            whole = len(head) < _HEAD_BYTES or not f.read(1)
+    except (OSError, EOFError) as e:  # a damaged gzip stream
+        raise InputError(f"'{name}' is gzip-compressed but cannot be decompressed ({type(e).__name__}); check the "
+                         "file") from None
     text = _head_text(head, name, whole)
     if text is None:  # a large file whose first bytes do not settle the checks: read whole, as a small one
-        raw = path.read_bytes()
+        with opener(path, "rb") as f:
+            raw = f.read()
         text = _head_text(raw, name, True)
         assert text is not None
     if len(sep) != 1:
@@ -275,11 +307,12 @@ def _text_header(path: Path, sep: str) -> list[str]:
         raise InputError(f"'{name}' has a header that cannot be parsed ({e}); shorten or fix the column names"
                          ) from None
     if len(header) == 1:
-        for other in (";", "\t", "|"):
+        for other in (";", "\t", "|", ","):
             if other != sep and other in header_line:
-                kind = "tab" if other == "\t" else f"'{other}'"
+                kind = "tab" if other == "\t" else "comma" if other == "," else f"'{other}'"
+                given = "comma" if sep == "," else "tab" if sep == "\t" else f"'{sep}'"
                 flag = "\\t" if other == "\t" else other
-                raise InputError(f"'{name}' looks {kind}-separated, not comma-separated; pass --sep '{flag}'")
+                raise InputError(f"'{name}' looks {kind}-separated, not {given}-separated; pass --sep '{flag}'")
     check_columns([h.strip() for h in header], name)
     return header
 
@@ -291,8 +324,14 @@ def _head_text(head: bytes, name: str, whole: bool) -> str | None:
         return None
     if not head.strip():
         raise InputError(f"'{name}' is empty; give a table with a header row and at least two data rows")
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or _utf16_without_mark(head):
+        raise InputError(f"'{name}' is UTF-16 text; re-save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 "
+                         f"'{name}' > utf8.csv)")
+    if head[:2] == _GZIP:  # compressed twice, or a compressed file read raw
+        raise InputError(f"'{name}' is gzip-compressed data inside gzip; decompress it (gunzip) and give the table")
     if b"\x00" in head[:_HEAD_BYTES]:
-        raise InputError(f"'{name}' is not a text table (binary content); give a CSV, TSV or Parquet file")
+        raise InputError(f"'{name}' is not a text table (binary content); give a CSV, TSV or Parquet file (a "
+                         "gzip-compressed CSV is read as it is)")
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -304,6 +343,15 @@ def _head_text(head: bytes, name: str, whole: bool) -> str | None:
             return None
         raise InputError(f"'{name}' holds no text (only a byte-order mark or blanks); give a table with a header row")
     return text
+
+
+def _utf16_without_mark(head: bytes) -> bool:
+    """Text of ASCII characters in UTF-16 without a byte-order mark: every other byte is zero."""
+    sample = head[:4096]
+    if len(sample) < 8 or b"\x00" not in sample:
+        return False
+    return any(sample[k::2].count(0) > 0.9 * len(sample[k::2]) and not sample[1 - k::2].count(0)
+               for k in (0, 1))
 
 
 def check_columns(cols: list[str], name: str) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.data.columns import numbers_schema
 from ppdm.data.io import output_set, read_table
-from ppdm.data.schema import resolve_schema
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.hiding.search import HidingResult, MemberRequest, PairRequest, hide_patterns
 
@@ -130,7 +130,8 @@ def _hide(source: PathLike | pd.DataFrame, paths: list[Path | None], *, key: Any
     out_path, state_path = paths
     df = read_table(source, sep=sep)
     read_as = table_fingerprint(df) if state_path is not None else None
-    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop)
+    schema, say = numbers_schema(df, columns=columns, id=id, label=label, drop=drop,
+                                 how="hiding releases numbers only")
     from ppdm.utils.memory import check_dense
 
     # the table, its shifted copy, the NMF product of each trial and the release frame (the search
@@ -140,7 +141,7 @@ def _hide(source: PathLike | pd.DataFrame, paths: list[Path | None], *, key: Any
     X = schema.matrix(df)
     from ppdm.flow.arrays import check_magnitude
 
-    check_magnitude(X)
+    check_magnitude(X, schema.released)
     if isinstance(clusters, bool) or not isinstance(clusters, int) or clusters < 1:
         raise ParameterError(f"--clusters must be a positive integer; got {clusters!r}")
     if clusters > len(X):
@@ -154,6 +155,7 @@ def _hide(source: PathLike | pd.DataFrame, paths: list[Path | None], *, key: Any
                         **options)
     summary = summarize(res, X, names, schema.released)
     summary["key"] = key.describe()
+    say()  # what was dropped or passed through, once the search ran (a refusal stays one line)
     if res.achieved:
         from ppdm.flow.artifacts import publish_release
 

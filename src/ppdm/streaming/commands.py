@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.data.columns import numbers_schema
 from ppdm.data.io import check_outputs, read_table, table_format
 from ppdm.data.outputs import check_disjoint
-from ppdm.data.schema import Schema, resolve_schema
+from ppdm.data.schema import Schema
 from ppdm.exceptions import InputError, ParameterError, StateError
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.streaming.store import (
@@ -45,7 +46,7 @@ def _matrix(df: pd.DataFrame, cols: Sequence[str], what: str) -> np.ndarray:
     X = numeric_matrix(df, cols, what=what, min_rows=1)
     from ppdm.flow.arrays import check_magnitude
 
-    check_magnitude(X)
+    check_magnitude(X, cols)
     return X
 
 
@@ -127,7 +128,8 @@ def _init(source: PathLike | pd.DataFrame, out_path: Path | None, state_path: Pa
           seed: int | None, keep_ids: bool) -> StreamResult:
     """:func:`stream_init` once its outputs are guarded and locked."""
     df = read_table(source, sep=sep)
-    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other)
+    schema, say = numbers_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
+                                 how="a stream releases numbers only")
     check_dense(len(df), len(schema.released), 5, f"starting a stream on {len(df)} x {len(schema.released)}",
                 "init on the first part of the table and absorb the rest with ppdm stream update")
     X = _matrix(df, schema.released, "table")
@@ -154,6 +156,7 @@ def _init(source: PathLike | pd.DataFrame, out_path: Path | None, state_path: Pa
         tx.commit()
     finally:
         tx.abort()
+    say()  # what was dropped or passed through, once the stream exists (a refusal stays one line)
     return StreamResult(summary(stream, t0, n_new=len(df)), [p for p in (out_path, state_path) if p is not None])
 
 
