@@ -80,7 +80,7 @@ def test_whole_table_release_of_corpus_files(cli, tmp_path: Path) -> None:
         if name in RELEASED_WHOLE:
             src, out = tmp_path / f"{name}.csv", tmp_path / f"{name}-out.csv"
             src.write_bytes(content)
-            code, _, err = cli("perturb", src, "--method", "mdav", "-p", "k=2", "-o", out)
+            code, _, err = cli("perturb", src, "--method", "mdav", "-p", "k=2", "-o", out, "--keep-ids")
             assert code == 0, err
             A, R = pd.read_csv(src), pd.read_csv(out)
             assert list(R.columns) == list(A.columns) and (R.isna() == A.isna()).all().all()
