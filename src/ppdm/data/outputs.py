@@ -94,12 +94,12 @@ def check_disjoint(outputs: Named, inputs: Named) -> None:
         if p is None:
             continue
         path = Path(p)
-        ident = _identity(path)
-        if is_stream(ident[0]):
+        if is_stream(path):
             continue  # a device or FIFO is written into, never replaced (and read by no command)
+        ident = _identity(path)
         for in_what, f, src in srcs:
             if _meets(ident, src):
-                same = "is" if ident[0] == src[0] or ident[1] == src[1] else "holds"
+                same = "is" if ident[0] == src[0] or (ident[1] is not None and ident[1] == src[1]) else "holds"
                 raise OutputError(f"{what} '{path.name}' {same} the {in_what} '{f.name}' this command reads; an "
                                   "output never replaces an input: choose another path")
         for other_what, other in seen:
@@ -180,13 +180,13 @@ def atomic_write(path: PathLike, *, mode: int | None = None, binary: bool = True
     (default: 0666 less the user's umask). A symlink is followed (its target is replaced, the link kept); a
     character device or FIFO is written into as a stream, never replaced.
     """
-    p = Path(os.path.realpath(path))
     text = {} if binary else {"encoding": "utf-8", "newline": ""}
-    if is_stream(p):
-        with open(p, "wb" if binary else "w", **text) as f:  # type: ignore[call-overload]
+    if is_stream(path):  # by its own name: /dev/stdout resolves to a pipe no path names
+        with open(path, "wb" if binary else "w", **text) as f:  # type: ignore[call-overload]
             yield f
             f.flush()
         return
+    p = Path(os.path.realpath(path))
     mode = file_mode() if mode is None else mode
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
     try:

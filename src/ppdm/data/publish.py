@@ -158,10 +158,10 @@ def publish_files(writes: Sequence[tuple[str | os.PathLike[str], Callable[[Path]
     peers: list[Path] = []
     try:
         for target, write in writes:
-            real = Path(os.path.realpath(target))
-            if is_stream(real):
-                write(real)
+            if is_stream(target):  # by its own name: /dev/stdout resolves to a pipe no path names
+                write(Path(target))
                 continue
+            real = Path(os.path.realpath(target))
             staged.append((_stage_of(real, token), real))
             writers.append(write)
         if not staged:
