@@ -51,7 +51,7 @@ def test_force_never_deletes_files_ppdm_did_not_write(cli, data: Path, tmp_path:
 
 def test_killed_runs_are_cleaned_and_rolled_back(cli, data: Path, tmp_path: Path) -> None:
     out = tmp_path / "rel"
-    stale = tmp_path / ".rel.abc123.tmp"
+    stale = tmp_path / ".rel.abcd1234.tmp"  # a temporary directory as tempfile names them
     stale.mkdir()
     (stale / "release.state").write_bytes(b"secret")
     assert cli("release", data, "--id", "rid", "--label", "cls", *RELAXED, "-o", out)[0] == 0

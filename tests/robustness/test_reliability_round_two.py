@@ -23,6 +23,14 @@ FAST = ["--max-reid", "1", "--max-within-5pct", "1", "--no-cache", "-j", "1"]
 
 
 @pytest.fixture
+def small_grid(tmp_path: Path) -> Path:
+    """One candidate per mechanism: these tests are about the command, not the sweep."""
+    p = tmp_path / "grid.yaml"
+    p.write_text("methods:\n- method: noise\n  grid: {scale: [1.0]}\n- method: mdav\n  grid: {k: [20]}\n")
+    return p
+
+
+@pytest.fixture
 def nums(tmp_path: Path) -> Path:
     rng = np.random.default_rng(21)
     df = pd.DataFrame(rng.normal(size=(120, 4)), columns=list("abcd"))
@@ -113,7 +121,8 @@ def test_perturb_releases_a_whole_table_as_release_does(cli, mixed: Path, tmp_pa
     assert set(C.columns) == {"rid", "sex", "city", "class"} and set(C["city"]) <= {"Leeds", "York", "Hull", "none"}
 
 
-def test_identifying_columns_are_dropped_by_every_command_unless_kept(cli, mixed: Path, tmp_path: Path) -> None:
+def test_identifying_columns_are_dropped_by_every_command_unless_kept(cli, mixed: Path, tmp_path: Path,
+                                                                      small_grid: Path) -> None:
     src = pd.read_csv(mixed)
     small = tmp_path / "small.csv"  # fewer rows than free text needs: a name in every row is still an identifier
     src.iloc[:30].assign(name=[f"N{i}" for i in range(30)]).drop(columns=["email"]).to_csv(small, index=False)
@@ -126,7 +135,7 @@ def test_identifying_columns_are_dropped_by_every_command_unless_kept(cli, mixed
         "stream": ["stream", "init", nums_only, "--id", "rid", "--rank", "1", "--state", tmp_path / "s.state",
                    "-o", tmp_path / "s.csv"],
         "hide": ["hide", nums_only, "--id", "rid", "--clusters", "2", "--hide-member", "5", "-o", tmp_path / "h.csv"],
-        "release": ["release", nums_only, "--id", "rid", "--methods", "noise", *FAST, "-o", tmp_path / "rel"],
+        "release": ["release", nums_only, "--id", "rid", "--config", small_grid, *FAST, "-o", tmp_path / "rel"],
     }
     for name, args in runs.items():
         code, _, err = cli(*args)
@@ -154,21 +163,21 @@ def test_contradicting_options_are_one_error(cli, nums: Path, tmp_path: Path, ex
     assert not (tmp_path / "x.csv").exists() and not (tmp_path / "x").exists()
 
 
-def test_the_advice_on_shown_columns_works_when_followed(cli, nums: Path, tmp_path: Path) -> None:
+def test_the_advice_on_shown_columns_works_when_followed(cli, nums: Path, tmp_path: Path, small_grid: Path) -> None:
     # a label that singles out records: the advice says how to leave it out, and following it works
     df = pd.read_csv(nums)
     df["class"] = [f"c{i}" for i in range(len(df))]
     p = tmp_path / "uniq.csv"
     df.to_csv(p, index=False)
-    line = one_line_error(*cli("release", p, "--id", "rid", "--label", "class", "--methods", "noise", "--no-cache",
-                               "-j", "1", "-o", tmp_path / "a"))
+    line = one_line_error(*cli("release", p, "--id", "rid", "--label", "class", "--config", small_grid,
+                               "--no-cache", "-j", "1", "-o", tmp_path / "a"))
     assert "single out" in line and "leave out --label" in line
     # as the advice says: no --label (the column, unique to each row, is then dropped as an identifier)
-    code, _, err = cli("release", p, "--id", "rid", "--methods", "noise", *FAST, "-o", tmp_path / "b")
+    code, _, err = cli("release", p, "--id", "rid", "--config", small_grid, *FAST, "-o", tmp_path / "b")
     assert code == 0 and "'class' is not released" in err
 
 
-def test_integer_coded_tables_come_back_as_integers_in_range(cli, tmp_path: Path) -> None:
+def test_integer_coded_tables_come_back_as_integers_in_range(cli, tmp_path: Path, small_grid: Path) -> None:
     rng = np.random.default_rng(23)
     n = 240
     df = pd.DataFrame({"sex": rng.integers(1, 3, n), "marital": rng.integers(1, 6, n), "edu": rng.integers(1, 10, n),
@@ -181,7 +190,7 @@ def test_integer_coded_tables_come_back_as_integers_in_range(cli, tmp_path: Path
         o = tmp_path / f"{method}.csv"
         assert cli("perturb", p, "--method", method, "--id", "rid", "--label", "class", "-o", o)[0] == 0
         outs.append(pd.read_csv(o))
-    assert cli("release", p, "--id", "rid", "--label", "class", "--methods", "mdav,noise", *FAST, "-o",
+    assert cli("release", p, "--id", "rid", "--label", "class", "--config", small_grid, *FAST, "-o",
                tmp_path / "rel")[0] == 0
     outs.append(pd.read_csv(tmp_path / "rel" / "release.csv"))
     for R in outs:

@@ -460,23 +460,23 @@ def datasets_export(
     with_id: Annotated[bool, typer.Option("--with-id", help="Add a 1-based 'id' column.")] = False,
 ) -> None:
     """Write a bundled or generated dataset to a file."""
-    from ppdm.data.io import check_output_path, write_table
+    from ppdm.data.io import output_set, write_table
     from ppdm.datasets import DATASETS, generate, load
 
-    out = check_output_path(output, force=force)
-    if name in DATASETS:
-        df = load(name)
-    else:
-        kw = {k: v for k, v in {"n": n, "m": m, "rank": rank, "noise": noise}.items() if v is not None}
-        if n is not None:
-            from ppdm.utils.memory import check_dense
+    with output_set([("output", output)], [], force=force) as (out,):
+        if name in DATASETS:
+            df = load(name)
+        else:
+            kw = {k: v for k, v in {"n": n, "m": m, "rank": rank, "noise": noise}.items() if v is not None}
+            if n is not None:
+                from ppdm.utils.memory import check_dense
 
-            # the generated matrix, its factors and the frame written from it
-            check_dense(n, m or 100, 4, f"generating {n} x {m or 100}", "generate fewer rows (a smaller --n)")
-        df = generate(name, random_state=seed, **kw)
-    if with_id:
-        df.insert(0, "id", range(1, len(df) + 1))
-    write_table(df, out)
+                # the generated matrix, its factors and the frame written from it
+                check_dense(n, m or 100, 4, f"generating {n} x {m or 100}", "generate fewer rows (a smaller --n)")
+            df = generate(name, random_state=seed, **kw)
+        if with_id:
+            df.insert(0, "id", range(1, len(df) + 1))
+        write_table(df, out)
     print(f"wrote {name}: {df.shape[0]} rows x {df.shape[1]} columns -> {out}", file=sys.stdout)
 
 

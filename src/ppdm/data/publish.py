@@ -156,6 +156,7 @@ def publish_files(writes: Sequence[tuple[str | os.PathLike[str], Callable[[Path]
     staged: list[tuple[Path, Path]] = []
     writers: list[Callable[[Path], None]] = []
     peers: list[Path] = []
+    committed = False
     try:
         for target, write in writes:
             if is_stream(target):  # by its own name: /dev/stdout resolves to a pipe no path names
@@ -179,15 +180,18 @@ def publish_files(writes: Sequence[tuple[str | os.PathLike[str], Callable[[Path]
         with _signals_held():
             if len(staged) > 1:
                 _write_json(journal, plan | {"peers": [str(p) for p in peers]})
+                # committed: from here the staging files belong to the journal (a failure leaves them for the
+                # next run to move into place, never removes them)
+                committed = True
                 fault_point("set.committed")
             _complete_moves(staged, journal if len(staged) > 1 else None, peers)
         _published.extend(t for _, t in staged)
         staged, peers = [], []
     finally:
-        for stage, _ in staged:
+        for stage, _ in [] if committed else staged:
             with contextlib.suppress(OSError):
                 os.unlink(stage)
-        for peer in peers:
+        for peer in [] if committed else peers:
             with contextlib.suppress(OSError):
                 os.unlink(peer)
 
@@ -218,10 +222,29 @@ def _complete_moves(moves: Sequence[tuple[Path, Path]], journal: Path | None, pe
 # ----------------------------------------------------------------------------------------- recovery
 
 
-def _glob(d: Path, name: str, pattern: str) -> list[Path]:
-    import glob
+#: the names the output layer gives its files beside an output NAME (TOKEN: 12 hex digits; RAND: the 8 characters
+#: of Python's temporary names). Exact: the leftovers of an output never match those of another one beside it
+#: (``a.csv`` and ``a.csv.bak``), which another run may be writing right now.
+_TOKEN, _RAND = r"[0-9a-f]{12}", r"[a-z0-9_]{8}"
+_KINDS = {
+    "journal": rf"\.{{n}}\.{_TOKEN}\.journal",
+    "peer": rf"\.{{n}}\.{_TOKEN}\.peer",
+    "stage": rf"\.{{n}}\.(?:{_TOKEN}|\d+)\.stage",  # a process id: what an earlier ppdm named them
+    "tmp": rf"\.{{n}}\.{_RAND}\.tmp|\.{{n}}\.{_TOKEN}\.(?:journal|peer)\.tmp|\.\.{{n}}\.{_TOKEN}\.stage\.{_RAND}\.tmp",
+    "old": rf"\.{{n}}\.{_TOKEN}\.old|\.{{n}}\.old-\d+",  # (old-PID: an earlier ppdm's)
+}
 
-    return [Path(p) for p in sorted(glob.glob(str(d / f".{glob.escape(name)}{pattern}")))]
+
+def _leftovers(d: Path, name: str, kind: str) -> list[Path]:
+    """The output layer's files of ``kind`` beside output ``name`` in directory ``d``."""
+    import re
+
+    pattern = re.compile(_KINDS[kind].replace("{n}", re.escape(name)))
+    try:
+        entries = sorted(e for e in os.listdir(d) if e.startswith("."))
+    except OSError:
+        return []
+    return [d / e for e in entries if pattern.fullmatch(e)]
 
 
 def _read_json(path: Path, tag: str) -> dict[str, object] | None:
@@ -274,9 +297,9 @@ def recover(paths: Sequence[str | os.PathLike[str]]) -> None:
     for p in paths:
         real = Path(os.path.realpath(p))
         d, name = real.parent, real.name
-        for journal in _glob(d, name, ".*.journal"):
+        for journal in _leftovers(d, name, "journal"):
             _finish_journal(journal)
-        for peer in _glob(d, name, ".*.peer"):
+        for peer in _leftovers(d, name, "peer"):
             info = _read_json(peer, "ppdm_peer")
             journal = Path(str(info["journal"])) if info is not None else None
             if journal is not None and journal.exists():
@@ -291,7 +314,7 @@ def recover(paths: Sequence[str | os.PathLike[str]]) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(peer)
         # staging files no journal names, and the temporary files of writes that were cut
-        for junk in (*_glob(d, name, ".*.stage"), *_glob(d, name, ".*.tmp"), *_glob(d, "." + name, ".*.tmp")):
+        for junk in (*_leftovers(d, name, "stage"), *_leftovers(d, name, "tmp")):
             if junk.is_dir() and not junk.is_symlink():
                 shutil.rmtree(junk, ignore_errors=True)
             else:
@@ -422,22 +445,25 @@ def recover_directory(out: str | os.PathLike[str]) -> None:
     fault_point("recover.started")
     real = Path(os.path.realpath(out))
     d, name = real.parent, real.name
-    aside = [p for p in (*_glob(d, name, ".*.old"), *_glob(d, name, ".old-*")) if p.is_dir()]
+    aside = [p for p in _leftovers(d, name, "old") if p.is_dir()]
     for old in aside:
         if not real.exists():
             os.rename(old, real)  # the run died between its two renames: the previous directory goes back
         else:
             shutil.rmtree(old, ignore_errors=True)
-    for tmp in _glob(d, name, ".*.tmp"):
+    for tmp in _leftovers(d, name, "tmp"):
         if tmp.is_dir() and not tmp.is_symlink():
             shutil.rmtree(tmp, ignore_errors=True)
     if real.is_dir():
-        import glob
+        import re
 
-        for journal in sorted(real.glob(".ppdm.*.journal")):
+        inside = [real / e for e in sorted(os.listdir(real))
+                  if re.fullmatch(rf"\.ppdm\.{_TOKEN}\.(?:stage|journal|journal\.tmp)", e)]
+        for journal in (p for p in inside if p.name.endswith(".journal")):
             _finish_journal(journal)
-        for leftover in sorted(glob.glob(str(real / ".ppdm.*"))):
-            p = Path(leftover)
+        for p in inside:
+            if not p.exists():
+                continue
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p, ignore_errors=True)
             else:
