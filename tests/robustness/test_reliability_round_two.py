@@ -90,6 +90,11 @@ def test_an_output_never_names_an_input(cli, nums: Path, tmp_path: Path) -> None
     line = one_line_error(*cli("stream", "init", nums, "--id", "rid", "--label", "class", "--state", nums,
                                "--force"))
     assert "this command reads" in line
+    # a release directory whose release file is the input under another name (a hard link)
+    (tmp_path / "hl").mkdir()
+    (tmp_path / "hl" / "release.csv").hardlink_to(nums)
+    line = one_line_error(*cli("release", nums, "--id", "rid", "--methods", "noise", "-o", tmp_path / "hl", "--force"))
+    assert "holds the input table" in line
     assert pd.read_csv(nums).shape == (120, 6)
 
 

@@ -64,6 +64,15 @@ def _files_of(source: PathLike) -> list[Path]:
     return [p]
 
 
+def _entries(d: Path, most: int = 1000) -> list[Path]:
+    """The files directly in directory ``d`` (at most ``most``: an output directory is a release, not a tree)."""
+    try:
+        with os.scandir(d) as it:
+            return [Path(e.path) for _, e in zip(range(most), it, strict=False)]
+    except OSError:
+        return []
+
+
 def _identity(p: Path) -> tuple[str, tuple[int, int] | None]:
     """A path's real path (symbolic links followed) and, when it exists, its file (device and inode: hard
     links are one file)."""
@@ -97,8 +106,10 @@ def check_disjoint(outputs: Named, inputs: Named) -> None:
         if is_stream(path):
             continue  # a device or FIFO is written into, never replaced (and read by no command)
         ident = _identity(path)
+        # an output directory replaces the files in it: none of them may be an input either (a hard link)
+        within = [_identity(f) for f in _entries(path)] if path.is_dir() else []
         for in_what, f, src in srcs:
-            if _meets(ident, src):
+            if _meets(ident, src) or any(w[1] is not None and w[1] == src[1] for w in within):
                 same = "is" if ident[0] == src[0] or (ident[1] is not None and ident[1] == src[1]) else "holds"
                 raise OutputError(f"{what} '{path.name}' {same} the {in_what} '{f.name}' this command reads; an "
                                   "output never replaces an input: choose another path")
