@@ -78,7 +78,7 @@ def perturb(
 ) -> PerturbResult:
     """Release a table with one mechanism.
 
-    Its columns are treated as ``ppdm release`` treats them (:func:`ppdm.data.columns.treat_columns`): free
+    Its columns are treated as ``ppdm release`` treats them (:func:`ppdm.data.columns.infer_columns`): free
     text and columns that name each row are dropped (stderr says which), unless ``roles`` keeps them. A table
     of more than continuous numbers (categories, integers, dates, gaps) is released whole through the codec's
     design (:mod:`ppdm.flow.whole`), unless ``columns``, a partition or a mechanism of mixed data (NMDS with a

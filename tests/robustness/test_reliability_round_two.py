@@ -218,8 +218,12 @@ def test_a_state_is_checked_against_its_tables(cli, nums: Path, tmp_path: Path) 
     assert "another release" in line
     line = one_line_error(*cli("attack", noid, tmp_path / "a1.csv", "--state", tmp_path / "a2.state"))
     assert "another release" in line
-    assert "another original" in one_line_error(*cli("evaluate", nums, tmp_path / "a1.csv", "--state",
+    other = tmp_path / "other.csv"  # the same records in another order: another table to align against
+    pd.read_csv(noid).iloc[::-1].to_csv(other, index=False)
+    assert "another original" in one_line_error(*cli("evaluate", other, tmp_path / "a1.csv", "--state",
                                                      tmp_path / "a1.state"))
+    # the original with more columns than the release was made from is still its original
+    assert cli("evaluate", nums, tmp_path / "a1.csv", "--state", tmp_path / "a1.state")[0] == 0
     assert cli("evaluate", noid, tmp_path / "a1.csv", "--label", "class", "--state", tmp_path / "a1.state")[0] == 0
     # the same release in another format, read by the user's own code: still its release
     from ppdm.pipeline import evaluate
@@ -227,6 +231,15 @@ def test_a_state_is_checked_against_its_tables(cli, nums: Path, tmp_path: Path) 
     pd.read_csv(tmp_path / "a1.csv").to_parquet(tmp_path / "a1.parquet", index=False)
     assert evaluate(noid, tmp_path / "a1.parquet", label="class", state=tmp_path / "a1.state")["n_rows"] == 120
     assert evaluate(pd.read_csv(noid), pd.read_csv(tmp_path / "a1.csv"), state=tmp_path / "a1.state")["n_rows"]
+    # with pseudonymous ids, the ids pair rows with records: a part of the release aligns, another release's
+    # pseudonyms do not
+    for k in (1, 2):
+        assert cli("perturb", nums, "--method", "noise", "--id", "rid", "-o", tmp_path / f"i{k}.csv", "--state",
+                   tmp_path / f"i{k}.state")[0] == 0
+    pd.read_csv(tmp_path / "i1.csv").iloc[::2].to_csv(tmp_path / "part.csv", index=False)
+    assert cli("evaluate", nums, tmp_path / "part.csv", "--id", "rid", "--state", tmp_path / "i1.state")[0] == 0
+    assert "pseudonyms" in one_line_error(*cli("evaluate", nums, tmp_path / "i1.csv", "--id", "rid", "--state",
+                                               tmp_path / "i2.state"))
 
 
 def test_a_damaged_state_claiming_a_huge_array_is_damaged(cli, nums: Path, tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ import pandas as pd
 
 from ppdm.exceptions import InputError
 
-__all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_whole_table", "treat_columns",
-           "announce_columns", "dropped_columns", "numbers_schema", "check_cells"]
+__all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_whole_table", "announce_columns",
+           "dropped_columns", "numbers_schema", "check_cells"]
 
 TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text")
 ROLES = ("identifier", "quasi-identifier", "sensitive", "label", "other", "drop")
@@ -134,7 +134,7 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
 
     Free text and columns of categories with a different value in each row (names, e-mail addresses) are
     dropped, unless ``roles`` names them with a role that keeps them (their values can then identify people:
-    :func:`treat_columns` warns).
+    :func:`announce_columns` warns).
     """
     from ppdm.data.schema import check_named, check_roles
 
@@ -174,19 +174,10 @@ def _identifying(i: ColumnInfo, rows: int) -> bool:
     return i.type == "text" or (i.type == "categorical" and i.n_distinct == rows - i.n_missing >= _UNIQUE_MIN_VALUES)
 
 
-def treat_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None = None, drop: Sequence[str] = (),
-                  roles: Mapping[str, str] | None = None) -> list[ColumnInfo]:
-    """:func:`infer_columns`, with what the user should know said on stderr (as warnings): each column dropped
-    without being asked and why, and each identifying column kept by ``roles``. Every command that releases
-    a table takes its columns' treatment from here."""
-    infos = infer_columns(df, id=id, label=label, drop=drop, roles=roles)
-    announce_columns(infos, len(df))
-    return infos
-
-
 def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
     """Say on stderr (as warnings) each column dropped without being asked and why, and each identifying
-    column kept by a role (``rows``: the table's rows)."""
+    column kept by a role (``rows``: the table's rows). Every command that releases a table says it, once the
+    table is accepted."""
     import warnings
 
     from ppdm.exceptions import ColumnWarning, PrivacyWarning

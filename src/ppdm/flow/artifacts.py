@@ -129,10 +129,16 @@ def load_release_state(path: PathLike) -> tuple[Any, Scaler, Schema, dict[str, A
 
 
 def check_fingerprints(header: dict[str, Any], state: PathLike, original: pd.DataFrame | None,
-                       release: pd.DataFrame | None) -> None:
+                       release: pd.DataFrame | None, id: str | None = None) -> None:
     """Refuse a state paired with tables it was not written with (their fingerprints differ from those it
     recorded: :mod:`ppdm.data.fingerprint`); a state that records none (an older one, a stream's) is not
-    checked."""
+    checked.
+
+    The original is compared on the columns the state's schema names (a copy of it with more columns is the
+    same table). The release is compared whole when its rows align by position; when they carry the state's
+    pseudonyms in ``id``, those pair each row with its record (a subset or a reordering of the release
+    aligns, another release's pseudonyms do not), and the release may be any part of it.
+    """
     from ppdm.data.fingerprint import same_table
     from ppdm.exceptions import StateError
 
@@ -140,12 +146,17 @@ def check_fingerprints(header: dict[str, Any], state: PathLike, original: pd.Dat
     if not isinstance(fps, dict):
         return
     name = Path(state).name
-    if release is not None and fps.get("release") is not None and not same_table(fps["release"], release):
+    by_position = id is None or release is None or id not in release.columns
+    if by_position and release is not None and fps.get("release") is not None \
+            and not same_table(fps["release"], release):
         raise StateError(f"state file '{name}' was written with another release than this one (their "
                          f"fingerprints differ){_interrupted(state)}; give the state written with this release")
-    if original is not None and fps.get("original") is not None and not same_table(fps["original"], original):
-        raise StateError(f"state file '{name}' was written for another original table than this one (their "
-                         "fingerprints differ); give the table the release was made from, as it was then")
+    columns = list(header.get("schema", {}).get("columns", []))
+    if original is not None and fps.get("original") is not None:
+        table = original[columns] if columns and set(columns) <= set(original.columns) else original
+        if not same_table(fps["original"], table):
+            raise StateError(f"state file '{name}' was written for another original table than this one (their "
+                             "fingerprints differ); give the table the release was made from, as it was then")
 
 
 def _interrupted(state: PathLike) -> str:
@@ -171,7 +182,7 @@ def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathL
     from ppdm.state import load_state
 
     header, arrays = load_state(state)
-    check_fingerprints(header, state, original, release)
+    check_fingerprints(header, state, original, release, id)
     info = header.get("key")
     kept = bool(header.get("identity", {}).get("kept", True))
     if header.get("kind") == "stream":
