@@ -18,6 +18,7 @@ __all__ = [
     "MissingDependencyError",
     "PrivacyWarning",
     "UtilityWarning",
+    "ColumnWarning",
 ]
 
 
@@ -59,3 +60,8 @@ class PrivacyWarning(UserWarning):
 
 class UtilityWarning(UserWarning):
     """A release whose mining utility collapsed."""
+
+
+class ColumnWarning(UserWarning):
+    """A column left out of a release without being asked (free text, an identifier, no values): why, and how
+    to keep it."""

@@ -18,9 +18,17 @@ import numpy as np
 import pandas as pd
 
 from ppdm import registry
-from ppdm.data.io import check_output_path, output_lock, read_table, write_table
-from ppdm.data.preprocess import Scaler
-from ppdm.data.schema import resolve_schema
+from ppdm.data.columns import (
+    announce_columns,
+    check_cells,
+    dropped_columns,
+    infer_columns,
+    is_whole_table,
+    parse_roles,
+)
+from ppdm.data.io import check_output_path, output_set, read_table
+from ppdm.data.preprocess import PREPROCESSING, Scaler
+from ppdm.data.schema import resolve_schema, warn_passthrough
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.flow.arrays import EVALUATE_COPIES, PERTURB_COPIES, check_magnitude, perturb_array
 from ppdm.flow.artifacts import (
@@ -28,6 +36,7 @@ from ppdm.flow.artifacts import (
     align_with_state,
     identity_summary,
     load_release_state,
+    publish_release,
     save_release_state,
     wrap_partition,
 )
@@ -36,7 +45,8 @@ from ppdm.metrics.value import relative_error
 from ppdm.utils.validation import check_choice
 
 __all__ = ["PerturbResult", "perturb", "perturb_array", "evaluate", "align_tables", "sample_rows",
-           "save_release_state", "load_release_state", "align_with_state", "check_magnitude", "dims_sweep"]
+           "save_release_state", "load_release_state", "align_with_state", "check_magnitude", "dims_sweep",
+           "publish_release"]
 
 PathLike = str | os.PathLike[str]
 
@@ -64,8 +74,15 @@ def perturb(
     scheduler: str | None = None,
     keep_ids: bool = False,
     escape_formulas: bool = False,
+    roles: str | dict[str, str] | None = None,
 ) -> PerturbResult:
     """Release a table with one mechanism.
+
+    Its columns are treated as ``ppdm release`` treats them (:func:`ppdm.data.columns.infer_columns`): free
+    text and columns that name each row are dropped (stderr says which), unless ``roles`` keeps them. A table
+    of more than continuous numbers (categories, integers, dates, gaps) is released whole through the codec's
+    design (:mod:`ppdm.flow.whole`), unless ``columns``, a partition or a mechanism of mixed data (NMDS with a
+    mixed dissimilarity) names what it perturbs.
 
     Parameters
     ----------
@@ -74,9 +91,12 @@ def perturb(
         A registered mechanism name (``ppdm.registry.names()``).
     params : dict
         Constructor parameters of the mechanism, e.g. ``{"rank": 4}``.
-    id, label, columns, drop, drop_other
-        Column roles, see :func:`ppdm.data.resolve_schema`.
+    id, label, columns, drop, drop_other, roles
+        Column roles, see :func:`ppdm.data.resolve_schema` and :func:`ppdm.data.columns.infer_columns`
+        (``roles``: ``"notes=other,age=quasi-identifier"``).
     preprocess : {'none', 'zscore', 'range', 'minshift', 'nonneg'}, default='zscore'
+        Of the numbers; a table released whole is scaled by its design (a ``minshift`` or ``nonneg`` shift is
+        applied on top).
     release_units : {'original', 'preprocessed'}, default='original'
     partition_rows, partition_columns : str, optional
         Distort only a block: a leading count, or comma-separated record ids / column names. Wraps the
@@ -120,55 +140,48 @@ def perturb(
             drop_other=drop_other, preprocess=preprocess, release_units=release_units,
             partition_rows=partition_rows, partition_columns=partition_columns, output=output, state=state,
             force=force, seed=key.seed(MECHANISM_STREAM), sep=sep, scheduler=scheduler, key=key, keep_ids=keep_ids)
-    inputs = [source] if isinstance(source, (str, os.PathLike)) else []
-    out_path = check_output_path(output, inputs=inputs, force=force) if output is not None else None
-    state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
-    if out_path is not None and state_path is not None and out_path.resolve() == state_path.resolve():
-        raise ParameterError("the release and the state file must be different paths")
-    # one writer at a time per output set (locks on the resolved real paths)
-    with output_lock(out_path, state_path):
+    inputs = [("input table", source)] if isinstance(source, (str, os.PathLike)) else []
+    # guarded (no output is an input), locked (one writer at a time) and recovered (what a killed run left)
+    with output_set([("output", output), ("state file", state or None)], inputs, force=force) as (out_path,
+                                                                                                   state_path):
         t0 = time.perf_counter()
         df = read_table(source, sep=sep)
-        entry = registry.get(method)
-        schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
-                                allow_categorical=entry.categorical)
-        mech = registry.build(method, params, random_state=key.seed(MECHANISM_STREAM))
-        from ppdm.utils.memory import check_dense
+        from ppdm.data.fingerprint import table_fingerprint
 
-        # the numeric block, its scaled copy, the release, its original-units copy and the output frame
-        check_dense(len(df), len(schema.released), PERTURB_COPIES, f"releasing {len(df)} x {len(schema.released)} "
-                    "in memory", "use --backend dask (releases partition by partition; backend='dask' in Python)")
-        if entry.categorical and not all(pd.api.types.is_numeric_dtype(df[c]) for c in schema.released):
-            # categorical/mixed input: the mechanism works on the frame (its dissimilarity scales the columns)
-            if partition_rows is not None or partition_columns is not None:
-                raise ParameterError(f"method '{method}' cannot be partitioned when categorical columns are released")
-            X = None
-            released = np.asarray(mech.fit_transform(df[list(schema.released)].reset_index(drop=True)))
-            scaler = Scaler("none").fit(np.zeros((2, 1)))
+        read_as = table_fingerprint(df) if state_path is not None else None
+        entry = registry.get(method)
+        mech = registry.build(method, params, random_state=key.seed(MECHANISM_STREAM))
+        check_choice(preprocess, "preprocess", PREPROCESSING)
+        check_choice(release_units, "release_units", ("original", "preprocessed"))
+        # every command takes its columns' treatment from the schema: free text and identifiers are dropped
+        # (stderr says which and why), and a table of more than continuous numbers is released whole
+        infos = infer_columns(df, id=id, label=label, drop=drop, roles=parse_roles(roles))
+        check_cells(df, infos)
+        partitioned = partition_rows is not None or partition_columns is not None
+        frame_mechanism = entry.categorical and any(
+            i.treatment == "perturbed" and i.type not in ("continuous", "integer") for i in infos)
+        if columns is None and not partitioned and not frame_mechanism and is_whole_table(df, infos):
+            if release_units != "original":
+                raise ParameterError("--release-units preprocessed applies to tables of continuous numbers; this "
+                                     "table is released whole (categories, integers, dates or gaps): drop the option")
+            if drop_other:
+                raise ParameterError("--drop-other applies with --columns; a table released whole keeps no other "
+                                     "column")
+            out_df, schema, scaler, re, numeric_out = _perturb_whole(df, infos, mech, key, id=id, label=label,
+                                                                     preprocess=preprocess)
+            n_out, m_out = out_df.shape[0], len(schema.released)
         else:
-            X = schema.matrix(df)
-            if partition_rows is not None or partition_columns is not None:
-                mech = wrap_partition(mech, df, schema, partition_rows, partition_columns)
-            y = df[schema.label].to_numpy() if schema.label is not None else None
-            released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units, y=y)
-        if not np.isfinite(released).all():
-            raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
-        same_shape = X is not None and released.shape == X.shape
-        n_out, m_out = released.shape
-        re = relative_error(X, released) if same_shape else None
-        if same_shape:
-            out_df = schema.assemble(df, released)
-        else:
-            # dimension-changing mechanisms (NMDS, projections to p columns) release new columns
-            names = list(mech.get_feature_names_out()) if hasattr(mech, "get_feature_names_out") else []
-            if len(names) != released.shape[1] or any(n in schema.released for n in names):
-                names = [f"d{k + 1}" for k in range(released.shape[1])]
-            out_df = schema.assemble_new(df, released, [str(n) for n in names])
-        del X, released  # the frame holds the release now: a large table is shuffled with one copy alive
+            out_df, schema, scaler, re, numeric_out, mech = _perturb_numbers(
+                df, mech, dropped_columns(infos, drop), method=method, frame_mechanism=frame_mechanism,
+                integers=[i.name for i in infos if i.type == "integer"],
+                columns=columns, id=id, label=label, drop_other=drop_other, preprocess=preprocess,
+                release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns)
+            n_out, m_out = out_df.shape[0], len(numeric_out)
+        announce_columns(infos, len(df))  # once the table is accepted: a refusal stays one line
         out_df, identity = hide_identity(out_df, schema.id, key, keep_ids=keep_ids)
         from ppdm.data import formulas
 
-        risky = formulas.formula_cells(out_df, [c for c in out_df.columns if c not in schema.released])
+        risky = formulas.formula_cells(out_df, [c for c in out_df.columns if c not in numeric_out])
         if risky and escape_formulas:
             out_df = formulas.escape_formulas(out_df, list(risky))
         summary = {
@@ -177,7 +190,8 @@ def perturb(
             "identity": identity_summary(identity, schema.id),
             "n_rows": int(n_out),
             "n_released_columns": int(m_out),
-            "preprocess": preprocess,
+            "preprocess": preprocess if schema.passthrough or not is_whole_table(df, infos) or columns is not None
+            else f"the whole-table design (numbers z-scored, categories one-hot){_shift(preprocess)}",
             "seconds": time.perf_counter() - t0,
         }
         if risky:
@@ -189,16 +203,101 @@ def perturb(
                 summary[attr.rstrip("_")] = getattr(mech, attr)
         # both written in full before either replaces its predecessor, the state (the key) last: a run that
         # fails leaves the earlier release and its state as they were
-        from ppdm.data.io import publish_together, table_format
-
-        writes: list[tuple[Path, Any]] = []
-        if out_path is not None:
-            writes.append((out_path, lambda p: write_table(out_df, p, fmt=table_format(out_path))))
-        if state_path is not None:
-            writes.append((state_path, lambda p: save_release_state(p, mech, scaler, schema, method=method, key=key,
-                                                                     identity=identity)))
-        publish_together(writes)
+        publish_release(out_df, out_path, state_path, lambda p, fps: save_release_state(
+            p, mech, scaler, schema, method=method, key=key, identity=identity, fingerprints=fps), read_as)
         return PerturbResult(out_df, mech, scaler, schema, summary, out_path, state_path)
+
+
+def _shift(preprocess: str) -> str:
+    from ppdm.flow.whole import design_preprocess
+
+    return f", then {preprocess}" if design_preprocess(preprocess) != "none" else ""
+
+
+def _perturb_whole(df: pd.DataFrame, infos: Any, mech: Any, key: Any, *, id: str | None, label: str | None,
+                   preprocess: str) -> tuple[pd.DataFrame, Any, Scaler, float | None, list[str]]:
+    """A table of categories, integers, dates or gaps, released whole through the codec's design as ``release``
+    releases it (:mod:`ppdm.flow.whole`): the release frame, its schema, scaler, RE and numeric columns."""
+    from ppdm.data.codec import TableCodec
+    from ppdm.data.schema import check_unique_ids
+    from ppdm.flow.whole import release_whole, whole_schema
+    from ppdm.keys import MECHANISM_STREAM
+    from ppdm.utils.memory import check_dense
+
+    if len(df) < 2:
+        raise InputError(f"the table has {len(df)} data row; a release needs at least two rows")
+    check_unique_ids(df, id)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge values: refused by name just below
+        codec = TableCodec(infos).fit(df)
+    check_magnitude(codec.numbers(df), codec.numeric_names)
+    schema = whole_schema(df, codec, id, label)
+    # the design, its release, the decoded columns and the output frame
+    check_dense(len(df), codec.width_, PERTURB_COPIES, f"releasing {len(df)} x {codec.width_} (the whole-table "
+                "design) in memory", "use ppdm release --backend dask for a table this large")
+    y = df[label].to_numpy() if label is not None else None
+    done = release_whole(df, schema, codec, mech, preprocess=preprocess, key_seed=key.seed(MECHANISM_STREAM), y=y)
+    return done.frame, schema, done.scaler, done.re, done.numeric
+
+
+def _perturb_numbers(df: pd.DataFrame, mech: Any, dropped: Sequence[str], *, method: str, frame_mechanism: bool,
+                     integers: Sequence[str], columns: Sequence[str] | None, id: str | None, label: str | None,
+                     drop_other: bool,
+                     preprocess: str, release_units: str, partition_rows: str | None, partition_columns: str | None,
+                     ) -> tuple[pd.DataFrame, Any, Scaler, float | None, list[str], Any]:
+    """The numeric columns released (the named ones, a partition of them, or a frame for a mechanism of mixed
+    data), the other kept columns passed through as they are: the release frame, its schema, scaler, RE,
+    released columns and the mechanism (wrapped in its partition, if any). Released ``integers`` come back as
+    integers within their original range, as the codec decodes them."""
+    from ppdm.utils.memory import check_dense
+
+    named = [c for c in columns or () if c in dropped]
+    if named:  # a column the schema drops (no values, free text) named to be perturbed
+        raise InputError(f"--columns names column '{named[0]}', which cannot be released as it is (no values, or "
+                         f"free text: see `ppdm schema`); leave it out of --columns")
+    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=dropped, drop_other=drop_other,
+                            allow_categorical=frame_mechanism)
+    # the numeric block, its scaled copy, the release, its original-units copy and the output frame
+    check_dense(len(df), len(schema.released), PERTURB_COPIES, f"releasing {len(df)} x {len(schema.released)} "
+                "in memory", "use --backend dask (releases partition by partition; backend='dask' in Python)")
+    if frame_mechanism:
+        # categorical/mixed input: the mechanism works on the frame (its dissimilarity scales the columns)
+        if partition_rows is not None or partition_columns is not None:
+            raise ParameterError(f"method '{method}' cannot be partitioned when categorical columns are released")
+        X = None
+        released = np.asarray(mech.fit_transform(df[list(schema.released)].reset_index(drop=True)))
+        scaler = Scaler("none").fit(np.zeros((2, 1)))
+    else:
+        X = schema.matrix(df)
+        check_magnitude(X, schema.released)
+        if partition_rows is not None or partition_columns is not None:
+            mech = wrap_partition(mech, df, schema, partition_rows, partition_columns)
+        y = df[schema.label].to_numpy() if schema.label is not None else None
+        released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units, y=y)
+    if not np.isfinite(released).all():
+        raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
+    # once the release is made (a refusal stays one line)
+    warn_passthrough(schema, "--columns names the columns perturbed" if columns is not None else
+                     "a partition perturbs numbers only" if partition_rows or partition_columns else
+                     f"{method} perturbs the columns it can read")
+    same_shape = X is not None and released.shape == X.shape
+    if same_shape and release_units == "original":
+        for j, c in enumerate(schema.released):
+            if c in integers:  # post-processing, as in the codec: rounded, within the original's range
+                lo, hi = np.ceil(X[:, j].min()), np.floor(X[:, j].max())
+                released[:, j] = np.clip(np.round(released[:, j]), lo, hi) + 0.0
+    re = relative_error(X, released) if same_shape else None
+    if same_shape:
+        out = schema.assemble(df, released)
+        if release_units == "original":
+            for c in set(integers) & set(schema.released):
+                out[c] = out[c].astype(np.int64)  # written as integers (7, not 7.0)
+        return out, schema, scaler, re, list(schema.released), mech
+    # dimension-changing mechanisms (NMDS, projections to p columns) release new columns
+    names = list(mech.get_feature_names_out()) if hasattr(mech, "get_feature_names_out") else []
+    if len(names) != released.shape[1] or any(n in schema.released for n in names):
+        names = [f"d{k + 1}" for k in range(released.shape[1])]
+    names = [str(n) for n in names]
+    return schema.assemble_new(df, released, names), schema, scaler, re, names, mech
 
 
 # --------------------------------------------------------------------------------------- evaluate
@@ -248,7 +347,8 @@ def evaluate(
     n_cols = len(columns) if columns is not None else rel_df.shape[1]
     check_dense(len(rel_df), n_cols, EVALUATE_COPIES, f"evaluating {len(rel_df)} x {n_cols} in memory",
                 f"evaluate a sample of the rows: --sample {rows_that_fit(n_cols, EVALUATE_COPIES)}")
-    A, B, y, cols = align_tables(orig_df, rel_df, id=id, label=label, columns=columns)
+    A, B, y, cols = align_tables(orig_df, rel_df, id=id, label=label, columns=columns, gaps=True)
+    A, B, y, left_out = _complete_rows(A, B, y)
     same_cols = [c for c in orig_df.columns if c in rel_df.columns and c not in cols and c not in (id, label)]
     result: dict[str, Any] = {
         "n_rows": int(A.shape[0]),
@@ -261,9 +361,20 @@ def evaluate(
     }
     if len(rel_df) < n_all:
         result["sample"] = f"seeded sample of {len(rel_df)} of {n_all} rows"
+    result |= {"left_out": left_out} if left_out else {}
     names = [u for n in utility for u in (("kmeans", "svm", "suite") if n == "all" else (n,))]
     if tests and "suite" not in names:
         names.append("suite")  # the paired tests run on the suite's repeated trials
+    if y is not None:
+        labelled = pd.notna(y)
+        if not labelled.all():
+            # a row without a class cannot be scored by a classifier: left out of the class-based utility only
+            A, B, y = A[labelled], B[labelled], y[labelled]
+            result["left_out"] = left_out | {"without_label": int((~labelled).sum())}
+        if len(np.unique(y.astype(str))) < 2:
+            raise InputError(f"the label '{label}' has fewer than two classes among the labelled rows; leave "
+                             "--label out (the value and pattern measures need none)")
+        y = y.astype(str) if y.dtype == object else y
     if y is not None:
         util: dict[str, Any] = {}
         for name in names:
@@ -282,6 +393,19 @@ def evaluate(
             util[f"{name}_pct"] = {"original": fn(A, y, **kw), "release": fn(B, y, **kw)}
         result["utility"] = util
     return result
+
+
+def _complete_rows(A: np.ndarray, B: np.ndarray, y: np.ndarray | None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict[str, int]]:
+    """The rows with no gap in either table's compared columns (a gap has no distance to measure); how many
+    were left out, and why."""
+    complete = ~(np.isnan(A).any(axis=1) | np.isnan(B).any(axis=1))
+    if complete.all():
+        return A, B, y, {}
+    if complete.sum() < 2:
+        raise InputError("fewer than two rows have a value in every compared column of both tables; choose the "
+                         "columns to compare with --columns")
+    return A[complete], B[complete], None if y is None else y[complete], {"with_gaps": int((~complete).sum())}
 
 
 # ------------------------------------------------------------------------------------ NMDS dimension

@@ -135,14 +135,44 @@ def verify_state(path: str | Path, kind: str | None = None) -> dict[str, Any]:
 
 def _check_array(z: zipfile.ZipFile, name: str, k: str, meta: dict[str, Any]) -> np.ndarray:
     try:
-        a = np.load(io.BytesIO(z.read(f"{k}.npy")), allow_pickle=False)
+        raw = io.BytesIO(z.read(f"{k}.npy"))
+    except (KeyError, zipfile.BadZipFile, OSError, EOFError):
+        raise StateError(f"state file '{name}' fails its checksum (array '{k}' damaged or truncated)") from None
+    _check_member_header(raw, name, k, meta)
+    try:
+        a = np.load(raw, allow_pickle=False)
     except ValueError:
         raise StateError(f"state file '{name}' holds pickled objects, which ppdm never loads") from None
-    except (KeyError, zipfile.BadZipFile, OSError, EOFError):
+    except (OSError, EOFError):
         raise StateError(f"state file '{name}' fails its checksum (array '{k}' damaged or truncated)") from None
     if _digest(a) != meta["sha256"]:
         raise StateError(f"state file '{name}' fails its checksum (array '{k}'); it was modified or truncated")
     return a
+
+
+def _check_member_header(raw: io.BytesIO, name: str, k: str, meta: dict[str, Any]) -> None:
+    """The array member's own header (shape, type) must be the one the state's header lists, and its bytes
+    exactly that many: checked before ``np.load`` allocates what the member claims (a damaged member claiming
+    a 10^6 x 10^6 array is a damaged state, not a request for 8 TB)."""
+    from numpy.lib import format as npy
+
+    damaged = StateError(f"state file '{name}' is damaged (array '{k}' does not match its description)")
+    try:
+        version = npy.read_magic(raw)
+        read = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}.get(version)
+        if read is None:
+            raise damaged
+        shape, _, dtype = read(raw, max_header_size=10_000)
+    except (ValueError, OSError, EOFError, TypeError):
+        raise damaged from None
+    if dtype.hasobject:
+        raise StateError(f"state file '{name}' holds pickled objects, which ppdm never loads")
+    if list(shape) != [int(d) for d in meta.get("shape", [])] or str(dtype) != str(meta.get("dtype")):
+        raise damaged
+    size = len(raw.getbuffer()) - raw.tell()
+    if size != int(np.prod(shape, dtype=np.float64)) * dtype.itemsize:
+        raise damaged
+    raw.seek(0)
 
 
 def load_state(path: str | Path, kind: str | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -248,13 +278,18 @@ def _check_sizes(z: zipfile.ZipFile, name: str, header: dict[str, Any]) -> None:
     from ppdm.utils.memory import check_memory
 
     total = 0.0
+    archive = _archive_size(z)
     for k, meta in header.get("arrays", {}).items():
         try:
             shape = [int(d) for d in meta["shape"]]
             itemsize = np.dtype(meta["dtype"]).itemsize
-            stored = z.getinfo(f"{k}.npy").file_size
+            info = z.getinfo(f"{k}.npy")
+            stored = info.file_size
         except (KeyError, TypeError, ValueError):
             raise StateError(f"state file '{name}' is damaged (array '{k}' is missing or badly described)") from None
+        if info.compress_type == zipfile.ZIP_STORED and (stored != info.compress_size or stored > archive):
+            # ppdm stores arrays uncompressed: a member that claims more bytes than it (or the file) holds is damaged
+            raise StateError(f"state file '{name}' is damaged (array '{k}' claims more bytes than the file holds)")
         if any(d < 0 for d in shape):
             raise StateError(f"state file '{name}' is damaged (array '{k}' has a negative dimension)")
         nbytes = float(np.prod(shape, dtype=np.float64)) * itemsize
@@ -263,3 +298,13 @@ def _check_sizes(z: zipfile.ZipFile, name: str, header: dict[str, Any]) -> None:
                              f"{stored}")
         total += nbytes
     check_memory(total, f"loading state '{name}'", "load it on a machine with more memory")
+
+
+def _archive_size(z: zipfile.ZipFile) -> float:
+    """The bytes of the file behind an open archive (infinite when unknown)."""
+    import os
+
+    try:
+        return float(os.fstat(z.fp.fileno()).st_size) if z.fp is not None else float("inf")
+    except (OSError, AttributeError, ValueError):
+        return float("inf")

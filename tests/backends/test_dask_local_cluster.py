@@ -29,12 +29,12 @@ def test_cli_starts_a_local_cluster(tmp_path: Path) -> None:
     out = tmp_path / "rel"
     ppdm = Path(sys.executable).with_name("ppdm")
     p = subprocess.run([str(ppdm), "perturb", str(d / "*.parquet"), "--keep-ids", "--method", "svd", "--rank", "2",
-                        "--backend", "dask", "--label", "y", "-o", str(out), "--json"],
+                        "--backend", "dask", "--id", "pid", "--label", "y", "-o", str(out), "--json"],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     summary = json.loads(p.stdout)
     assert summary["cluster"].startswith("local (") and summary["n_partitions"] == 3
     got = pd.read_parquet(out)
-    ref = perturb(df, keep_ids=True, method="svd", params={"rank": 2}, label="y").release
+    ref = perturb(df, keep_ids=True, method="svd", params={"rank": 2}, id="pid", label="y").release
     A, B = ref.to_numpy(float), got.to_numpy(float)
     assert np.abs(A - B).max() / np.abs(A).max() < 1e-8

@@ -48,10 +48,13 @@ def test_roles_override_and_bad_roles_are_one_line_errors() -> None:
         infer_columns(_table(), roles={"nope": "drop"})
 
 
-def test_numeric_tables_take_the_numeric_path() -> None:
-    df = _table()[["age", "income", "class"]]
+def test_continuous_tables_take_the_numeric_path() -> None:
+    df = _table()[["income", "class"]].dropna()
     assert not is_whole_table(df, infer_columns(df, label="class"))
     assert is_whole_table(_table(), infer_columns(_table(), id="pid", label="class"))
+    # integers come back as integers within their range only through the codec: a table of them is released whole
+    ints = _table()[["age", "income", "class"]].dropna()
+    assert is_whole_table(ints, infer_columns(ints, label="class"))
 
 
 def test_codec_round_trip_is_exact_on_the_original() -> None:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ppdm.state import _header_digest, save_state
-from tests.robustness.test_bad_input_corpus import BAD_FILES, GOOD
+from tests.robustness.test_bad_input_corpus import BAD_FILES, GOOD, RELEASED_WHOLE
 from tests.robustness.test_bad_input_corpus import _check as _check_one
 
 
@@ -76,6 +76,8 @@ def test_bad_files_newer_commands(cli, tmp_path: Path, stream_state: Path, name:
     bad.write_bytes(content)
     good = tmp_path / "good.csv"
     good.write_text(GOOD)
+    if command.startswith("perturb") and name in RELEASED_WHOLE:
+        pytest.skip("perturb releases this table whole (see test_bad_input_corpus)")
     out = tmp_path / ("out.state" if command.startswith("stream-init") else "out.csv")
     state_bytes = stream_state.read_bytes()
     _check(cli, _bad_args(command, bad, good, stream_state, out), [bad, good, stream_state], [out])
@@ -206,7 +208,7 @@ NEWER_ARGS = [
     (["perturb", "{good}", "--method", "nmf", "-o", "{good}", "--force"], "is the input"),
     (["perturb", "{good}", "--method", "nmds", "-o", "{good}", "--force"], "is the input"),
     (["hide", "{good}", "-o", "{good}", "--force", "--clusters", "2", "--hide-member", "1"], "is the input"),
-    (["attack", "{good}", "{good}", "--json", "{good}", "--force"], "is the input"),
+    (["attack", "{good}", "{good}", "--json", "{good}", "--force"], "is the original table"),
     (["stream", "init", "{good}", "--state", "{good}", "--force"], "input"),
     (["stream", "init", "{good}", "--state", "{outstate}", "-o", "{good}", "--force"], "input"),
     (["stream", "update", "{state}", "{batch}", "-o", "{batch}", "--force"], "input"),

@@ -51,7 +51,7 @@ def test_force_never_deletes_files_ppdm_did_not_write(cli, data: Path, tmp_path:
 
 def test_killed_runs_are_cleaned_and_rolled_back(cli, data: Path, tmp_path: Path) -> None:
     out = tmp_path / "rel"
-    stale = tmp_path / ".rel.abc123.tmp"
+    stale = tmp_path / ".rel.abcd1234.tmp"  # a temporary directory as tempfile names them
     stale.mkdir()
     (stale / "release.state").write_bytes(b"secret")
     assert cli("release", data, "--id", "rid", "--label", "cls", *RELAXED, "-o", out)[0] == 0
@@ -257,13 +257,18 @@ def test_formula_cells_are_reported_and_escaped_on_request(cli, data: Path, tmp_
     src = tmp_path / "f.csv"
     notes = ['=HYPERLINK("http://x")', "fine", "-3.5", "@SUM(A1)"] * 20
     pd.read_csv(data).assign(note=notes).to_csv(src, index=False)
+    # the note column is released as a category (as release does): the cells counted are those published,
+    # reported on stderr (stdout may be the release itself), not changed
     code, out, err = cli("perturb", src, "--method", "noise", "-o", tmp_path / "a.csv", "--keep-ids")
-    assert code == 0 and "formulas" in out and "'note' (40)" in out
-    assert pd.read_csv(tmp_path / "a.csv")["note"].tolist() == notes  # reported, not changed
+    published = pd.read_csv(tmp_path / "a.csv")["note"].astype(str)
+    n = int(published.str.startswith(("=", "@")).sum())
+    assert code == 0 and "formulas" in err and f"'note' ({n})" in err and n > 0 and "formulas" not in out
+    assert set(published) <= set(notes)
     code, out, err = cli("perturb", src, "--method", "noise", "-o", tmp_path / "b.csv", "--keep-ids",
                          "--escape-formulas")
-    got = pd.read_csv(tmp_path / "b.csv")["note"].tolist()
-    assert code == 0 and got[:4] == ['\'=HYPERLINK("http://x")', "fine", "-3.5", "'@SUM(A1)"]
+    got = pd.read_csv(tmp_path / "b.csv")["note"].astype(str)
+    assert code == 0 and not got.str.startswith(("=", "@")).any()
+    assert got.str.startswith(("'=", "'@")).any() and set(got.str.lstrip("'")) <= set(notes)
     code, out, err = cli("release", src, "--id", "rid", "--label", "cls", *RELAXED, "-o", tmp_path / "r")
     rec = json.loads((tmp_path / "r" / "release.json").read_text())
     # the note column is released as a category (drawn per record): count what the published table holds

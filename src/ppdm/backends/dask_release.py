@@ -93,9 +93,9 @@ def perturb(
     order). Without ``output`` the returned ``release`` is a lazy dask DataFrame.
     """
     from ppdm import registry
+    from ppdm.data.columns import numbers_schema
     from ppdm.data.io import check_output_path
     from ppdm.data.preprocess import PREPROCESSING
-    from ppdm.data.schema import resolve_schema
     from ppdm.flow.arrays import check_magnitude
     from ppdm.flow.artifacts import PerturbResult, record_positions, save_release_state
     from ppdm.mechanisms.noise import AdditiveNoise, MultiplicativeNoise
@@ -115,7 +115,9 @@ def perturb(
         t0 = time.perf_counter()
         client = conn["client"]
         ddf, head = open_table(source, sep=sep, npartitions=npartitions)
-        schema = resolve_schema(head, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other)
+        # the schema's treatment, judged on the first rows: free text and identifiers dropped (stderr says why)
+        schema, say = numbers_schema(head, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
+                                     how="the dask backend releases numbers only")
         released = list(schema.released)
         mech = registry.build(method, params, random_state=seed)
         tokens = _tokens(partition_rows) if schema.id is not None else ()
@@ -126,7 +128,7 @@ def perturb(
         n, m = total.n, len(released)
         if n < 2:
             raise InputError(f"the table has {n} data row; a release needs at least two rows")
-        check_magnitude(np.vstack([total.lo, total.hi]))
+        check_magnitude(np.vstack([total.lo, total.hi]), released)
         starts = list(np.cumsum([0, *lengths[:-1]]).astype(int))
         scaler = scaler_from_stats(preprocess, total)
 
@@ -252,4 +254,5 @@ def perturb(
         if out_path is None and state_path is not None:
             save_release_state(state_path, top, scaler, schema, method=method, key=key, identity=identity)
         summary["seconds"] = time.perf_counter() - t0
+    say()  # what was dropped or passed through, once the release is made (a refusal stays one line)
     return PerturbResult(release, top, scaler, schema, summary, out_path, state_path)

@@ -60,11 +60,34 @@ def command() -> Any:
     return _plain_flags(typer.main.get_command(app))
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM and SIGHUP end a run as Ctrl-C does: what it was writing is removed (a publication under way
+    finishes first: see :mod:`ppdm.data.publish`)."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``ppdm`` console script."""
-    from ppdm.exceptions import PPDMError
+    import signal
+    import threading
 
     warnings.showwarning = _short_warning
+    polite = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None))
+              if s is not None and threading.current_thread() is threading.main_thread()
+              and signal.getsignal(s) is signal.SIG_DFL]
+    for sig in polite:
+        signal.signal(sig, _terminate)
+    try:
+        _run(argv)
+    finally:
+        for sig in polite:
+            signal.signal(sig, signal.SIG_DFL)
+
+
+def _run(argv: list[str] | None) -> None:
+    """Run the command line; every way out is an exit code (see :func:`main`)."""
+    from ppdm.exceptions import PPDMError
+
     debug = os.environ.get("PPDM_DEBUG") == "1"
     try:
         rv = command().main(args=argv, standalone_mode=False, prog_name="ppdm")
@@ -82,7 +105,10 @@ def main(argv: list[str] | None = None) -> None:
               "space", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
-        print("ppdm: interrupted; no output was written", file=sys.stderr)
+        from ppdm.data.publish import published
+
+        done = "; the outputs it had published are complete" if published() else "; no output was written"
+        print(f"ppdm: interrupted{done}", file=sys.stderr)
         sys.exit(130)
     except MemoryError:
         print("ppdm: error: out of memory; sample the rows or use --backend dask", file=sys.stderr)

@@ -20,6 +20,7 @@ from ppdm.cli.options import (
     KeySeedOpt,
     LabelOpt,
     OutOpt,
+    RolesOpt,
     SampleOpt,
     SeedOpt,
     SepOpt,
@@ -125,6 +126,7 @@ def perturb(
     seed: KeySeedOpt = None,
     keep_ids: KeepIdsOpt = False,
     escape_formulas: EscapeFormulasOpt = False,
+    roles: RolesOpt = None,
     force: ForceOpt = False,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -133,7 +135,8 @@ def perturb(
     scheduler: Annotated[str | None, typer.Option(
         help="Dask scheduler address tcp://host:port (default: a local cluster on 127.0.0.1).")] = None,
 ) -> None:
-    """Release a perturbed copy of a table (ids, labels and other columns pass through in order)."""
+    """Release a perturbed copy of a table: every column treated as `ppdm release` treats it (ids become
+    pseudonyms, free text and identifying columns are dropped, categories, integers and dates released whole)."""
     from ppdm.pipeline import perturb as run
 
     named = {"rank": rank, "solver": solver, "strategy": strategy, "eps_u": eps_u, "eps_v": eps_v,
@@ -149,7 +152,7 @@ def perturb(
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
               release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns,
               output=output, state=state, force=force, seed=seed, sep=sep, backend=backend, scheduler=scheduler,
-              keep_ids=keep_ids, escape_formulas=escape_formulas)
+              keep_ids=keep_ids, escape_formulas=escape_formulas, roles=roles)
     s = res.summary
     if as_json:
         print(json.dumps(s | {"output": str(res.output)}, indent=2))
@@ -164,7 +167,10 @@ def perturb(
         f = s["formula_cells"]
         cols = ", ".join(f"'{k}' ({v})" for k, v in f["columns"].items())
         what = f"text cells that spreadsheets run as formulas in {cols}"
-        c.print(f"escaped {what}" if f["escaped"] else f"warning: {what}; --escape-formulas prefixes them with '")
+        if f["escaped"]:
+            c.print(f"escaped {what}")
+        else:  # a warning, with the others on stderr (stdout may be the release itself)
+            print(f"warning: {what}; --escape-formulas prefixes them with '", file=sys.stderr)
     fig = f"RE = {s['re']:.4f}" if "re" in s else f"stress-1 = {s.get('stress', float('nan')):.4f}"
     c.print(f"{fig}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
             + (f"   state -> {res.state} (secret; keep it private)" if res.state else ""))
@@ -237,6 +243,11 @@ def evaluate(
     c = _console()
     c.print(t)
     c.print(f"pairwise metrics: {res['pattern']['pairs']}")
+    left = res.get("left_out", {})
+    if left.get("with_gaps"):
+        c.print(f"{left['with_gaps']} row(s) with a gap in a compared column left out of every measure")
+    if left.get("without_label"):
+        c.print(f"{left['without_label']} row(s) without a label left out of the class-based utility")
 
 
 def _evaluate_dask(original: str, release: str, *, id: str | None, label: str | None, columns: str | None,
@@ -342,7 +353,7 @@ def reproduce(
             select(quick), console=c, show=not as_json, data_dir=data_dir, trials=trials,
             blas_threads=blas_threads or None, jobs=jobs or min(4, os.cpu_count() or 1),
             on_report=None if out is None else (
-                lambda rep: _write_artifacts(rep, out, force) if rep.tables or rep.figures else None))
+                lambda rep: _write_artifacts(rep, out, force, data_dir) if rep.tables or rep.figures else None))
         if as_json:
             print(json.dumps([s.to_dict() for s in summaries], indent=2))
         else:
@@ -353,7 +364,7 @@ def reproduce(
     report = run_reproduction(table, blas_threads=blas_threads or None,  # type: ignore[arg-type]
                               data_dir=data_dir, trials=trials)
     if out is not None:
-        _write_artifacts(report, out, force)
+        _write_artifacts(report, out, force, data_dir)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -362,7 +373,7 @@ def reproduce(
         raise typer.Exit(1)
 
 
-def _write_artifacts(report: Any, out: Path, force: bool) -> None:
+def _write_artifacts(report: Any, out: Path, force: bool, data_dir: Path | None = None) -> None:
     """Every table and figure, each written atomically; all paths are checked before the first write."""
     from ppdm.data.io import atomic_write, check_output_path, write_table
     from ppdm.exceptions import OutputError
@@ -371,7 +382,7 @@ def _write_artifacts(report: Any, out: Path, force: bool) -> None:
     if not names:
         raise OutputError(f"reproduction '{report.id}' has no tables or figures to write; drop --out")
     for n in names:
-        check_output_path(out / n, force=force)
+        check_output_path(out / n, inputs=[data_dir], force=force)
     for n, df in report.tables.items():
         write_table(df, out / n)
     for n, png in report.figures.items():
@@ -457,23 +468,23 @@ def datasets_export(
     with_id: Annotated[bool, typer.Option("--with-id", help="Add a 1-based 'id' column.")] = False,
 ) -> None:
     """Write a bundled or generated dataset to a file."""
-    from ppdm.data.io import check_output_path, write_table
+    from ppdm.data.io import output_set, write_table
     from ppdm.datasets import DATASETS, generate, load
 
-    out = check_output_path(output, force=force)
-    if name in DATASETS:
-        df = load(name)
-    else:
-        kw = {k: v for k, v in {"n": n, "m": m, "rank": rank, "noise": noise}.items() if v is not None}
-        if n is not None:
-            from ppdm.utils.memory import check_dense
+    with output_set([("output", output)], [], force=force) as (out,):
+        if name in DATASETS:
+            df = load(name)
+        else:
+            kw = {k: v for k, v in {"n": n, "m": m, "rank": rank, "noise": noise}.items() if v is not None}
+            if n is not None:
+                from ppdm.utils.memory import check_dense
 
-            # the generated matrix, its factors and the frame written from it
-            check_dense(n, m or 100, 4, f"generating {n} x {m or 100}", "generate fewer rows (a smaller --n)")
-        df = generate(name, random_state=seed, **kw)
-    if with_id:
-        df.insert(0, "id", range(1, len(df) + 1))
-    write_table(df, out)
+                # the generated matrix, its factors and the frame written from it
+                check_dense(n, m or 100, 4, f"generating {n} x {m or 100}", "generate fewer rows (a smaller --n)")
+            df = generate(name, random_state=seed, **kw)
+        if with_id:
+            df.insert(0, "id", range(1, len(df) + 1))
+        write_table(df, out)
     print(f"wrote {name}: {df.shape[0]} rows x {df.shape[1]} columns -> {out}", file=sys.stdout)
 
 

@@ -57,29 +57,28 @@ def attack(
     from rich.console import Console
 
     from ppdm.attacks import ThreatModel
-    from ppdm.data.io import atomic_write, check_output_path
+    from ppdm.data.io import atomic_write, output_set
     from ppdm.exceptions import ParameterError
 
     if anonymeter and control is None:
         raise ParameterError("--anonymeter compares the three tests of anonymisation; give --control (real records "
                              "the release did not contain)")
-    inputs = [original, release] + ([control] if control is not None else [])
-    out = check_output_path(json_out, inputs=inputs, force=force, what="JSON report") \
-        if json_out is not None else None
     t = ThreatModel.parse(threat)
     console = Console(highlight=False)
-    anon = None
-    if control is not None:
-        anon = _anonymisation(console, original, release, control, id=id, label=label, seed=seed, sep=sep,
-                              anonymeter=anonymeter)
-    battery = {"threat": t, "attacks": split_list(attacks), "targeted": not all_, "id": id, "label": label,
+    reads = [("original table", original), ("release", release), ("state file", state), ("control table", control)]
+    with output_set([("JSON report", json_out)], reads, force=force) as (out,):
+        anon = None
+        if control is not None:
+            anon = _anonymisation(console, original, release, control, id=id, label=label, seed=seed, sep=sep,
+                                  anonymeter=anonymeter)
+        battery = {"threat": t, "attacks": split_list(attacks), "targeted": not all_, "id": id, "label": label,
                    "columns": split_list(columns), "seed": seed, "sep": sep, "sample": sample, "state": state}
-    res = _battery(original, release, battery, skip_on_error=anon is not None)
-    if anon is not None:
-        res["anonymisation"] = anon
-    if out is not None:
-        with atomic_write(out, binary=False) as f:
-            f.write(json.dumps(res, indent=2))
+        res = _battery(original, release, battery, skip_on_error=anon is not None)
+        if anon is not None:
+            res["anonymisation"] = anon
+        if out is not None:
+            with atomic_write(out, binary=False) as f:
+                f.write(json.dumps(res, indent=2))
     if "battery_skipped" in res:
         console.print(f"attack battery skipped: {res['battery_skipped']}")
     else:

@@ -97,6 +97,11 @@ def release_command(
         return
     if input is None or output is None:
         raise ParameterError("give the input table and --output DIR (or --print-config)")
+    from ppdm.data.outputs import check_disjoint
+
+    # the release's inputs and its outputs never meet (the table is checked again by release() itself)
+    check_disjoint([("output directory", output)], [("input table", input), ("config", config),
+                                                     ("cache directory", cache_dir)])
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
                   force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids,
                   escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()),

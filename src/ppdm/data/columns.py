@@ -9,7 +9,7 @@ identifier becomes a keyed pseudonym.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -18,7 +18,8 @@ import pandas as pd
 
 from ppdm.exceptions import InputError
 
-__all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_whole_table"]
+__all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_whole_table", "announce_columns",
+           "dropped_columns", "numbers_schema", "check_cells"]
 
 TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text")
 ROLES = ("identifier", "quasi-identifier", "sensitive", "label", "other", "drop")
@@ -27,6 +28,12 @@ ROLES = ("identifier", "quasi-identifier", "sensitive", "label", "other", "drop"
 _DATE = r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{4}"
 _TEXT_DISTINCT = 0.5  # a text column whose values are this distinct (and many) is free text, not categories
 _TEXT_MIN_VALUES = 50
+#: a column of categories with a different value in each of at least this many rows names its rows: an identifier
+_UNIQUE_MIN_VALUES = 10
+#: why a column is dropped without being asked, as the schema, the record and stderr say it
+FREE_TEXT = "dropped (free text)"
+UNIQUE = "dropped (a different value in every row: an identifier)"
+EMPTY = "dropped (no values)"
 
 
 @dataclass(frozen=True)
@@ -123,16 +130,23 @@ def parse_roles(spec: str | Mapping[str, str] | None) -> dict[str, str]:
 
 def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None = None,
                   drop: Sequence[str] = (), roles: Mapping[str, str] | None = None) -> list[ColumnInfo]:
-    """Type, role and treatment of every column, in table order (overrides from ``roles``)."""
+    """Type, role and treatment of every column, in table order (overrides from ``roles``).
+
+    Free text and columns of categories with a different value in each row (names, e-mail addresses) are
+    dropped, unless ``roles`` names them with a role that keeps them (their values can then identify people:
+    :func:`announce_columns` warns).
+    """
+    from ppdm.data.schema import check_named, check_roles
+
     roles = dict(roles or {})
-    unknown = [c for c in roles if c not in df.columns]
-    if unknown:
-        raise InputError(f"--roles names column '{unknown[0]}', which the table does not have; check the name")
+    check_named(list(map(str, df.columns)), id=id, label=label, drop=drop)
+    check_roles(list(map(str, df.columns)), id=id, label=label, drop=drop, roles=roles)
     out = []
     for c in map(str, df.columns):
         s = df[c]
         kind = _type_of(s)
         role = roles.get(c)
+        n_values, n_distinct = int(s.notna().sum()), int(s.nunique(dropna=True))
         if c == id:
             role, treatment = "identifier", "replaced by keyed pseudonyms (rows shuffled)"
         elif c == label:
@@ -141,23 +155,109 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             role, treatment = "other", "dropped (asked for)"
         elif role == "identifier":
             treatment = "dropped (an identifier; name it with --id to publish pseudonyms)"
+        elif n_values == 0:
+            role, treatment = role or "other", EMPTY
+        elif role is not None:
+            treatment = "perturbed"  # kept by the user's role, free text and identifiers too (with a warning)
         elif kind == "text":
-            role, treatment = role or "other", "dropped (free text)"
-        elif s.notna().sum() == 0:
-            role, treatment = role or "other", "dropped (no values)"
+            role, treatment = "other", FREE_TEXT
+        elif kind == "categorical" and n_distinct == n_values >= _UNIQUE_MIN_VALUES:
+            role, treatment = "other", UNIQUE
         else:
-            role = role or "quasi-identifier"
-            treatment = "perturbed"
-        out.append(ColumnInfo(c, kind, role, treatment, int(s.isna().sum()), int(s.nunique(dropna=True))))
+            role, treatment = "quasi-identifier", "perturbed"
+        out.append(ColumnInfo(c, kind, role, treatment, int(s.isna().sum()), n_distinct))
     return out
 
 
+def _identifying(i: ColumnInfo, rows: int) -> bool:
+    """Free text, or categories with a different value in each row (a kept column that names people)."""
+    return i.type == "text" or (i.type == "categorical" and i.n_distinct == rows - i.n_missing >= _UNIQUE_MIN_VALUES)
+
+
+def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
+    """Say on stderr (as warnings) each column dropped without being asked and why, and each identifying
+    column kept by a role (``rows``: the table's rows). Every command that releases a table says it, once the
+    table is accepted."""
+    import warnings
+
+    from ppdm.exceptions import ColumnWarning, PrivacyWarning
+
+    for i in infos:
+        why = i.treatment[len("dropped ("):-1]
+        if i.treatment in (FREE_TEXT, UNIQUE):
+            warnings.warn(f"column '{i.name}' is not released: {why}; keep it with --roles '{i.name}=other' (its "
+                          "values then reach the release)", ColumnWarning, stacklevel=2)
+        elif i.treatment == EMPTY:
+            warnings.warn(f"column '{i.name}' is not released: {why}", ColumnWarning, stacklevel=2)
+        elif i.treatment == "perturbed" and _identifying(i, rows):
+            warnings.warn(f"column '{i.name}' is free text or names each row, and is released because --roles keeps "
+                          "it: its values can identify people", PrivacyWarning, stacklevel=2)
+
+
+def dropped_columns(infos: Sequence[ColumnInfo], drop: Sequence[str] = ()) -> tuple[str, ...]:
+    """The columns left out of a release: those asked for and those the schema drops."""
+    return tuple(dict.fromkeys([*drop, *(i.name for i in infos if i.treatment.startswith("dropped"))]))
+
+
 def is_whole_table(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> bool:
-    """True when the table needs the whole-table release: categories, dates or gaps among its columns."""
+    """True when the table needs the whole-table release: categories, dates, integers or gaps among its columns
+    (integers come back as integers within their range only through the codec's decoding)."""
     kept = [i for i in infos if i.treatment == "perturbed"]
-    if any(i.type in ("categorical", "boolean", "date") for i in kept):
+    if any(i.type in ("categorical", "boolean", "date", "text", "integer") for i in kept):
         return True
     if any(i.n_missing for i in kept):
         return True
     # numbers the reader kept as text (beyond 64-bit integers) are numbers: the numeric path reads them
     return False
+
+
+def numbers_schema(df: pd.DataFrame, *, columns: Sequence[str] | None = None, id: str | None = None,
+                   label: str | None = None, drop: Sequence[str] = (), drop_other: bool = False,
+                   roles: Mapping[str, str] | None = None, how: str = "") -> tuple[Any, Callable[[], None]]:
+    """The roles of a table released by a mechanism of numbers (a stream, pattern hiding, the dask backend):
+    the schema's treatment first (:func:`infer_columns`: free text and identifiers dropped), then the numeric
+    columns released and the other kept ones passed through. Returns the schema and the call that says on
+    stderr what was dropped and why and what passes through unperturbed (``how``: why), to be made once the
+    run is past its checks (a refusal stays one line)."""
+    from ppdm.data.schema import resolve_schema, warn_passthrough
+
+    infos = infer_columns(df, id=id, label=label, drop=drop, roles=roles)
+    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=dropped_columns(infos, drop),
+                            drop_other=drop_other)
+    rows = len(df)
+
+    def say() -> None:
+        announce_columns(infos, rows)
+        warn_passthrough(schema, how)
+
+    return schema, say
+
+
+def check_cells(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> None:
+    """Refuse bad cells in the columns a release perturbs, naming the column and the first row: an infinite
+    number, or text among numbers (a column most of whose cells are numbers is a column of numbers with a
+    typo, not a column of categories)."""
+    from ppdm.data.schema import parse_numbers
+
+    for i in infos:
+        if i.treatment != "perturbed":
+            continue
+        s = df[i.name]
+        if i.type in ("continuous", "integer"):
+            v = (s.to_numpy(dtype=np.float64, na_value=np.nan) if pd.api.types.is_numeric_dtype(s)
+                 else parse_numbers(s).to_numpy())
+            bad = np.isinf(v)
+            what = "an infinite value"
+        elif i.type in ("categorical", "text") and not pd.api.types.is_bool_dtype(s):
+            parsed = parse_numbers(s)
+            given = s.notna().to_numpy()
+            if parsed.notna().sum() < 0.5 * max(int(given.sum()), 1):
+                continue
+            bad = given & parsed.isna().to_numpy()
+            what = f"text among numbers ({int(bad.sum())} cell(s))"
+        else:
+            continue
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0]) + 1
+            raise InputError(f"column '{i.name}' holds {what}, first in data row {row}; fix it, or leave the column "
+                             f"out (--drop '{i.name}')")

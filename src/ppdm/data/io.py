@@ -1,30 +1,39 @@
 """Reading tables from CSV/TSV/Parquet/DataFrame/ndarray, and writing outputs atomically.
 
 Outputs are written to a temporary file in the destination directory and renamed into place, so a
-crash never leaves a half-written file. An output is never the input and is never overwritten unless
-``force`` is given.
+crash never leaves a half-written file; an output is never an input and is never overwritten unless
+``force`` is given (:mod:`ppdm.data.outputs`, :mod:`ppdm.data.publish`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import glob
-import io
 import os
-import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ppdm.exceptions import InputError, OutputError
+from ppdm.data.outputs import (
+    atomic_write,
+    check_output_path,
+    check_outputs,
+    current_umask,
+    dir_mode,
+    file_mode,
+    is_stream,
+    output_lock,
+    output_set,
+    publish_together,
+)
+from ppdm.exceptions import InputError
 
-__all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "table_format", "expand_inputs",
-           "text_columns", "output_lock", "file_mode", "dir_mode", "current_umask", "is_stream", "publish_together",
-           "parquet_data_columns", "read_parquet_rows"]
+__all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "check_outputs", "table_format",
+           "expand_inputs", "text_columns", "output_lock", "output_set", "file_mode", "dir_mode", "current_umask",
+           "is_stream", "publish_together", "parquet_data_columns", "read_parquet_rows"]
 
 _TEXT_FORMATS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 _PARQUET = {".parquet", ".pq"}
@@ -125,6 +134,8 @@ def _check_input_size(files: Sequence[Path]) -> None:
                 total += _PARQUET_VALUE_BYTES * meta.num_rows * max(meta.num_columns, 1)
             except Exception:  # noqa: BLE001 (a damaged file is reported by the reader with its own message)
                 total += _TEXT_READ_FACTOR * st.st_size
+        elif _is_gzip(f):
+            total += _TEXT_READ_FACTOR * _gzip_size(f, st.st_size)  # read decompressed
         else:
             total += _TEXT_READ_FACTOR * st.st_size
     size = sum(f.stat().st_size for f in files)
@@ -210,17 +221,38 @@ def parquet_data_columns(pf: Any) -> list[str]:
 
 #: the bytes of a text table checked before it is parsed (binary content, UTF-8, the header line)
 _HEAD_BYTES = 65536
+_GZIP = b"\x1f\x8b"
+
+
+def _is_gzip(path: Path) -> bool:
+    """A gzip-compressed file (its first two bytes), whatever its name."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == _GZIP
+    except OSError:
+        return False
+
+
+def _gzip_size(path: Path, size: int) -> int:
+    """The bytes a gzip file holds once decompressed, from its trailer (modulo 4 GiB: at least its own size)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(-4, os.SEEK_END)
+            return max(int.from_bytes(f.read(4), "little"), size)
+    except OSError:
+        return size
 
 
 def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
-    """A CSV/TSV table, parsed from the file as it is read (no copy of its text is held: a 130 MB CSV of
-    1,000,000 rows decoded and wrapped whole took 1.2 GB before pandas parsed it). Its first bytes are
-    checked first: empty, binary, not UTF-8, the header line."""
+    """A CSV/TSV table (or one compressed with gzip), parsed from the file as it is read (no copy of its text is
+    held: a 130 MB CSV of 1,000,000 rows decoded and wrapped whole took 1.2 GB before pandas parsed it). Its
+    first bytes are checked first: empty, binary, not UTF-8, the header line."""
     name = path.name
     sep = _text_sep(path, sep)
     _text_header(path, sep)
     try:
-        df = pd.read_csv(path, sep=sep, skipinitialspace=True, float_precision="round_trip", encoding="utf-8-sig")
+        df = pd.read_csv(path, sep=sep, skipinitialspace=True, float_precision="round_trip", encoding="utf-8-sig",
+                         compression="gzip" if _is_gzip(path) else None)
     except UnicodeDecodeError:  # beyond the bytes checked first
         raise InputError(f"'{name}' is not UTF-8 text; re-save it as UTF-8 CSV") from None
     except (pd.errors.ParserError, csv.Error) as e:
@@ -241,20 +273,29 @@ def text_columns(path: str | os.PathLike[str], sep: str | None = None) -> list[s
 def _text_sep(path: Path, sep: str | None) -> str:
     """The separator of a text table: ``sep``, or the one its suffix implies."""
     if sep is None:
-        sep = _TEXT_FORMATS.get(path.suffix.lower()) or ","
+        suffix = Path(path.stem).suffix if path.suffix.lower() == ".gz" else path.suffix  # t.tsv.gz: a TSV
+        sep = _TEXT_FORMATS.get(suffix.lower()) or ","
     return "\t" if sep == "\\t" else sep  # a shell-quoted '\t' means a tab
 
 
 def _text_header(path: Path, sep: str) -> list[str]:
     """The header line of a text table, split; its first bytes checked (empty, binary, UTF-8, separator,
     column names)."""
+    import gzip
+
     name = path.name
-    with open(path, "rb") as f:
-        head = f.read(_HEAD_BYTES)
-        whole = len(head) < _HEAD_BYTES or not f.read(1)
+    opener = gzip.open if _is_gzip(path) else open
+    try:
+        with opener(path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+            whole = len(head) < _HEAD_BYTES or not f.read(1)
+    except (OSError, EOFError) as e:  # a damaged gzip stream
+        raise InputError(f"'{name}' is gzip-compressed but cannot be decompressed ({type(e).__name__}); check the "
+                         "file") from None
     text = _head_text(head, name, whole)
     if text is None:  # a large file whose first bytes do not settle the checks: read whole, as a small one
-        raw = path.read_bytes()
+        with opener(path, "rb") as f:
+            raw = f.read()
         text = _head_text(raw, name, True)
         assert text is not None
     if len(sep) != 1:
@@ -266,11 +307,12 @@ def _text_header(path: Path, sep: str) -> list[str]:
         raise InputError(f"'{name}' has a header that cannot be parsed ({e}); shorten or fix the column names"
                          ) from None
     if len(header) == 1:
-        for other in (";", "\t", "|"):
+        for other in (";", "\t", "|", ","):
             if other != sep and other in header_line:
-                kind = "tab" if other == "\t" else f"'{other}'"
+                kind = "tab" if other == "\t" else "comma" if other == "," else f"'{other}'"
+                given = "comma" if sep == "," else "tab" if sep == "\t" else f"'{sep}'"
                 flag = "\\t" if other == "\t" else other
-                raise InputError(f"'{name}' looks {kind}-separated, not comma-separated; pass --sep '{flag}'")
+                raise InputError(f"'{name}' looks {kind}-separated, not {given}-separated; pass --sep '{flag}'")
     check_columns([h.strip() for h in header], name)
     return header
 
@@ -282,8 +324,14 @@ def _head_text(head: bytes, name: str, whole: bool) -> str | None:
         return None
     if not head.strip():
         raise InputError(f"'{name}' is empty; give a table with a header row and at least two data rows")
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or _utf16_without_mark(head):
+        raise InputError(f"'{name}' is UTF-16 text; re-save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 "
+                         f"'{name}' > utf8.csv)")
+    if head[:2] == _GZIP:  # compressed twice, or a compressed file read raw
+        raise InputError(f"'{name}' is gzip-compressed data inside gzip; decompress it (gunzip) and give the table")
     if b"\x00" in head[:_HEAD_BYTES]:
-        raise InputError(f"'{name}' is not a text table (binary content); give a CSV, TSV or Parquet file")
+        raise InputError(f"'{name}' is not a text table (binary content); give a CSV, TSV or Parquet file (a "
+                         "gzip-compressed CSV is read as it is)")
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -295,6 +343,15 @@ def _head_text(head: bytes, name: str, whole: bool) -> str | None:
             return None
         raise InputError(f"'{name}' holds no text (only a byte-order mark or blanks); give a table with a header row")
     return text
+
+
+def _utf16_without_mark(head: bytes) -> bool:
+    """Text of ASCII characters in UTF-16 without a byte-order mark: every other byte is zero."""
+    sample = head[:4096]
+    if len(sample) < 8 or b"\x00" not in sample:
+        return False
+    return any(sample[k::2].count(0) > 0.9 * len(sample[k::2]) and not sample[1 - k::2].count(0)
+               for k in (0, 1))
 
 
 def check_columns(cols: list[str], name: str) -> None:
@@ -336,190 +393,6 @@ def _numbers_as_floats(df: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------------------- outputs
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return a.resolve() == b.resolve()
-
-
-def check_output_path(
-    path: str | os.PathLike[str],
-    *,
-    inputs: Sequence[str | os.PathLike[str]] = (),
-    force: bool = False,
-    what: str = "output",
-) -> Path:
-    """Check, before any work, that ``path`` may be written; return it as a Path.
-
-    Raises :class:`OutputError` when it names an input, exists without ``force``, or its directory is
-    missing or not writable.
-    """
-    p = Path(path)
-    try:
-        p.resolve()
-        for src in inputs:
-            Path(str(src)).resolve()
-    except RuntimeError:  # a symbolic link loop
-        raise OutputError(f"{what} '{p.name}' or an input is a symbolic link loop; check the paths") from None
-    for src in inputs:
-        s = str(src)
-        if any(ch in s for ch in "*?["):
-            matched = [Path(f) for f in glob.glob(s)]
-        else:
-            matched = [Path(s)]
-            if Path(s).is_dir():
-                matched += list(Path(s).iterdir())
-        for m in matched:
-            if p.resolve() == m.resolve() or _same_file(p, m):
-                raise OutputError(f"{what} '{p.name}' is the input file; choose another output path")
-    if p.exists() and not force and not _is_stream(p):
-        raise OutputError(f"{what} '{p.name}' already exists; pass --force to overwrite it or choose another path")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise OutputError(f"directory of {what} '{p}' does not exist; create it first")
-    if not os.access(parent, os.W_OK):
-        raise OutputError(f"directory of {what} '{p}' is not writable; choose another path")
-    return p
-
-
-def current_umask() -> int:
-    """The process's umask (read without changing it for longer than one call)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def file_mode(secret: bool = False) -> int:
-    """Mode of a new output file: the user's umask applied to 0666; secrets (states) always 0600."""
-    return 0o600 if secret else 0o666 & ~current_umask()
-
-
-def dir_mode() -> int:
-    """Mode of a new output directory: the user's umask applied to 0777."""
-    return 0o777 & ~current_umask()
-
-
-def is_stream(p: str | os.PathLike[str]) -> bool:
-    """True for a character device or FIFO (written into as a stream, never replaced)."""
-    return _is_stream(Path(p))
-
-
-def publish_together(writes: Sequence[tuple[str | os.PathLike[str], Callable[[Path], None]]]) -> None:
-    """Write several outputs so that they appear together, or not at all.
-
-    Each ``write(path)`` writes one output completely to a hidden staging file beside its target; only when
-    every one is written are they renamed into place, in the given order (put the state last: it is the key
-    to the release beside it). A failure while writing leaves every earlier output as it was. Devices and
-    FIFOs are written into directly.
-    """
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for target, write in writes:
-            real = Path(os.path.realpath(target))
-            if _is_stream(real):
-                write(real)
-                continue
-            stage = real.parent / f".{real.name}.{os.getpid()}.stage"
-            staged.append((stage, real))
-            write(stage)
-        for stage, real in staged:
-            os.replace(stage, real)
-        staged = []
-    finally:
-        for stage, _ in staged:
-            with contextlib.suppress(OSError):
-                os.unlink(stage)
-
-
-def _is_stream(p: Path) -> bool:
-    """A character device or FIFO (``/dev/stdout``, ``/dev/null``, a named pipe): written into, never replaced."""
-    import stat as _stat
-
-    try:
-        st = os.stat(p)
-    except OSError:
-        return False
-    return _stat.S_ISCHR(st.st_mode) or _stat.S_ISFIFO(st.st_mode)
-
-
-@contextlib.contextmanager
-def output_lock(*paths: str | os.PathLike[str] | None) -> Iterator[None]:
-    """Hold an exclusive lock per output for the whole run; a second writer of the same output is refused.
-
-    Locks are taken on the resolved real paths (a symlink cannot fork them), as ``.NAME.lock`` files beside
-    the outputs, removed when the run ends; the kernel drops a lock when its process dies, however it dies.
-    """
-    import fcntl
-
-    held: list[tuple[int, Path]] = []
-    try:
-        for real in sorted({os.path.realpath(x) for x in paths if x is not None}):
-            rp = Path(real)
-            if _is_stream(rp):
-                continue
-            lock = rp.parent / f".{rp.name}.lock"
-            while True:
-                try:
-                    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-                except OSError as e:
-                    raise OutputError(f"cannot lock output '{rp.name}' ({e.strerror}); check the directory") from None
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    raise OutputError(f"another ppdm run is writing '{rp.name}' right now; wait for it to finish or "
-                                      "choose another output") from None
-                # the previous holder may have removed the file between our open and our lock: lock the file
-                # that is there now, not an orphan
-                try:
-                    same = os.stat(lock).st_ino == os.fstat(fd).st_ino
-                except FileNotFoundError:
-                    same = False
-                if same:
-                    held.append((fd, lock))
-                    break
-                os.close(fd)
-        yield
-    finally:
-        for fd, lock in reversed(held):
-            with contextlib.suppress(OSError):
-                os.unlink(lock)
-            with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                os.close(fd)
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | os.PathLike[str], *, mode: int | None = None, binary: bool = True,
-                 ) -> Iterator[io.IOBase]:
-    """Open a temporary file beside ``path``; on success fsync and rename it to ``path``.
-
-    On any exception the temporary file is removed and ``path`` is left as it was. The file gets ``mode``
-    (default: 0666 less the user's umask). A symlink is followed (its target is replaced, the link kept); a
-    character device or FIFO is written into as a stream, never replaced.
-    """
-    p = Path(os.path.realpath(path))
-    if _is_stream(p):
-        with open(p, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
-            yield f  # type: ignore[misc]
-            f.flush()
-        return
-    mode = file_mode() if mode is None else mode
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike[str], *, fmt: str | None = None) -> Path:

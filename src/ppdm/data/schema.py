@@ -11,7 +11,7 @@ import pandas as pd
 
 from ppdm.exceptions import InputError
 
-__all__ = ["Schema", "check_named", "check_unique_ids", "resolve_schema"]
+__all__ = ["Schema", "check_named", "check_roles", "check_unique_ids", "resolve_schema", "warn_passthrough"]
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,38 @@ def check_named(cols: Sequence[str], *, id: str | None = None, label: str | None
             raise InputError(f"{flag} names column '{c}', which the table does not have; columns are {_names(cols)}")
 
 
+def check_roles(cols: Sequence[str], *, id: str | None = None, label: str | None = None, drop: Sequence[str] = (),
+                roles: dict[str, str] | None = None, columns: Sequence[str] | None = None) -> None:
+    """Refuse options that give one column two treatments (one line, naming the column and both options)."""
+    roles = dict(roles or {})
+    unknown = [c for c in roles if c not in cols]
+    if unknown:
+        raise InputError(f"--roles names column '{unknown[0]}', which the table does not have; check the name")
+    for flag, c in (("--id", id), ("--label", label)):
+        if c is None:
+            continue
+        if c in drop:
+            raise InputError(f"column '{c}' is both {flag} and in --drop; give it one treatment (leave it out of "
+                             f"--drop to keep it as {flag}, or leave {flag} out to drop it)")
+        if roles.get(c) == "drop":
+            raise InputError(f"column '{c}' is both {flag} and --roles {c}=drop; give it one treatment (leave "
+                             f"{flag} out to drop it, or drop '{c}=drop' from --roles)")
+    both = [c for c in columns or () if c in drop or roles.get(c) == "drop"]
+    if both:
+        raise InputError(f"column '{both[0]}' is both in --columns and dropped; give it one treatment")
+
+
+def warn_passthrough(schema: Schema, how: str) -> None:
+    """Say on stderr (a warning) which columns reach the release unperturbed besides the id and the label."""
+    if schema.passthrough:
+        import warnings
+
+        from ppdm.exceptions import PrivacyWarning
+
+        warnings.warn(f"column(s) {_names(list(schema.passthrough))} reach the release unperturbed ({how}); --drop "
+                      "them if they describe people", PrivacyWarning, stacklevel=3)
+
+
 def _names(cols: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(f"'{c}'" for c in cols[:limit])
     return shown + (f" and {len(cols) - limit} more" if len(cols) > limit else "")
@@ -193,7 +225,13 @@ def _looks_numeric(s: pd.Series) -> bool:
 
 
 def check_unique_ids(df: pd.DataFrame | None, id: str | None, repeated: int | None = None) -> None:
-    """Refuse an id column whose values repeat (``repeated``: their count, when it was found elsewhere)."""
+    """Refuse an id column whose values repeat (``repeated``: their count, when it was found elsewhere) or are
+    missing (a record without an id would share its pseudonym with every other one)."""
+    if df is not None and id is not None and id in df.columns:
+        missing = int(df[id].isna().sum())
+        if missing:
+            raise InputError(f"--id column '{id}' has {missing} missing value(s); every record needs an id (fill "
+                             "them, or leave --id out)")
     if repeated is None:
         repeated = int(df[id].duplicated().sum()) if df is not None and id is not None and id in df.columns else 0
     if repeated:
@@ -229,6 +267,7 @@ def resolve_schema(
     """
     cols = tuple(map(str, df.columns))
     check_named(cols, id=id, label=label, columns=columns, drop=drop)
+    check_roles(cols, id=id, label=label, drop=drop, columns=columns)
     if id is not None and id == label:
         raise InputError(f"column '{id}' cannot be both --id and --label; name two different columns")
     check_unique_ids(df, id)
@@ -274,11 +313,12 @@ def resolve_schema(
 
 
 def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = None, min_rows: int = 2,
-                   consume: bool = False) -> np.ndarray:
+                   consume: bool = False, gaps: bool = False) -> np.ndarray:
     """``df[cols]`` as float64, with a clear error for text, NaN or infinite cells.
 
     ``what`` names the table in messages (e.g. "the new batch"); ``min_rows`` is the fewest rows accepted.
-    ``consume``: delete each column from ``df`` once it is copied.
+    ``consume``: delete each column from ``df`` once it is copied. ``gaps``: missing cells are NaN, not an
+    error (infinite ones still are).
     """
     prefix = f"{what}: " if what else ""
     converted = {}
@@ -286,8 +326,10 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = 
         if not pd.api.types.is_numeric_dtype(df[c]):
             # numbers kept as text by the reader (integers beyond 64 bits): numeric when every cell parses
             conv = parse_numbers(df[c])
-            if conv.notna().sum() != df[c].notna().sum() or conv.notna().sum() == 0:
-                raise InputError(f"{prefix}column '{c}' holds text; fix the values or leave the column out")
+            text = conv.isna().to_numpy() & df[c].notna().to_numpy()
+            if text.any() or conv.notna().sum() == 0:
+                where = f" (first in data row {int(np.flatnonzero(text)[0]) + 1})" if text.any() else ""
+                raise InputError(f"{prefix}column '{c}' holds text{where}; fix the values or leave the column out")
             converted[c] = conv.astype(np.float64)
     # a column at a time: selecting the columns first would copy the whole frame once more
     X = np.empty((len(df), len(cols)), dtype=np.float64)
@@ -295,8 +337,12 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str | None = 
         X[:, j] = converted.pop(c) if c in converted else df[c].to_numpy(dtype=np.float64)
         if consume:
             del df[c]
-    bad = ~np.isfinite(X)
+    bad = np.isinf(X) if gaps else ~np.isfinite(X)
     if bad.any():
+        empty = np.flatnonzero(bad.all(axis=0))
+        if len(empty):  # dropping its rows would leave none: the column goes, not the rows
+            c = cols[int(empty[0])]
+            raise InputError(f"{prefix}column '{c}' has no values; leave it out (--drop '{c}')")
         j = int(np.flatnonzero(bad.any(axis=0))[0])
         n_nan, n_inf = int(np.isnan(X).sum()), int(np.isinf(X).sum())
         kind = " and ".join(k for k, n in (("missing", n_nan), ("infinite", n_inf)) if n)

@@ -19,7 +19,7 @@ from ppdm.data.schema import Schema
 from ppdm.exceptions import InputError
 
 __all__ = ["PerturbResult", "record_positions", "wrap_partition", "identity_summary", "save_release_state",
-           "load_release_state", "align_with_state"]
+           "load_release_state", "align_with_state", "check_fingerprints", "publish_release"]
 
 PathLike = str | os.PathLike[str]
 
@@ -78,8 +78,12 @@ def wrap_partition(mech: Any, df: pd.DataFrame, schema: Schema, rows: str | None
 
 
 def save_release_state(path: PathLike, mech: Any, scaler: Scaler, schema: Schema, *, method: str,
-                       key: Any, identity: Any = None) -> Path:
-    """Write the mechanism, preprocessing, schema, key and identity mapping to an owner-only state file."""
+                       key: Any, identity: Any = None, fingerprints: dict[str, Any] | None = None) -> Path:
+    """Write the mechanism, preprocessing, schema, key and identity mapping to an owner-only state file.
+
+    ``fingerprints``: of the original table and of the release written with this state
+    (:func:`ppdm.data.fingerprint.table_fingerprint`); commands that pair the state with tables check them.
+    """
     from ppdm import __version__
     from ppdm.state import save_state
 
@@ -89,10 +93,28 @@ def save_release_state(path: PathLike, mech: Any, scaler: Scaler, schema: Schema
     header = {"method": method, "key": {"entropy": str(key.entropy), "known": bool(key.known)},
               "ppdm_version": __version__, "schema": schema.to_dict(), "mechanism": mh, "preprocess": sh,
               "identity": {"kept": bool(identity.kept) if identity is not None else False}}
+    if fingerprints:
+        header["fingerprints"] = dict(fingerprints)
     arrays = {f"mechanism.{k}": v for k, v in ma.items()} | {f"preprocess.{k}": v for k, v in sa.items()}
     if identity is not None:
         arrays |= identity.to_arrays()
     return save_state(path, "release", header, arrays)
+
+
+def publish_release(out_df: pd.DataFrame, out_path: Path | None, state_path: Path | None,
+                    save_state: Any, original_fingerprint: dict[str, Any] | None) -> None:
+    """Write a release and its state as one set (:func:`ppdm.data.io.publish_together`), the state last and
+    with the fingerprints of the original and of the release (``save_state(path, fingerprints)``)."""
+    from ppdm.data.fingerprint import table_fingerprint
+    from ppdm.data.io import publish_together, table_format, write_table
+
+    writes: list[tuple[Path, Any]] = []
+    if out_path is not None:
+        writes.append((out_path, lambda p: write_table(out_df, p, fmt=table_format(out_path))))
+    if state_path is not None:
+        fps = {"original": original_fingerprint, "release": table_fingerprint(out_df) if out_path else None}
+        writes.append((state_path, lambda p: save_state(p, fps)))
+    publish_together(writes)
 
 
 def load_release_state(path: PathLike) -> tuple[Any, Scaler, Schema, dict[str, Any]]:
@@ -106,11 +128,53 @@ def load_release_state(path: PathLike) -> tuple[Any, Scaler, Schema, dict[str, A
     return mech, scaler, Schema.from_dict(header["schema"]), header
 
 
+def check_fingerprints(header: dict[str, Any], state: PathLike, original: pd.DataFrame | None,
+                       release: pd.DataFrame | None, id: str | None = None) -> None:
+    """Refuse a state paired with tables it was not written with (their fingerprints differ from those it
+    recorded: :mod:`ppdm.data.fingerprint`); a state that records none (an older one, a stream's) is not
+    checked.
+
+    The original is compared on the columns the state's schema names (a copy of it with more columns is the
+    same table). The release is compared whole when its rows align by position; when they carry the state's
+    pseudonyms in ``id``, those pair each row with its record (a subset or a reordering of the release
+    aligns, another release's pseudonyms do not), and the release may be any part of it.
+    """
+    from ppdm.data.fingerprint import same_table
+    from ppdm.exceptions import StateError
+
+    fps = header.get("fingerprints")
+    if not isinstance(fps, dict):
+        return
+    name = Path(state).name
+    by_position = id is None or release is None or id not in release.columns
+    if by_position and release is not None and fps.get("release") is not None \
+            and not same_table(fps["release"], release):
+        raise StateError(f"state file '{name}' was written with another release than this one (their "
+                         f"fingerprints differ){_interrupted(state)}; give the state written with this release")
+    columns = list(header.get("schema", {}).get("columns", []))
+    if original is not None and fps.get("original") is not None:
+        table = original[columns] if columns and set(columns) <= set(original.columns) else original
+        if not same_table(fps["original"], table):
+            raise StateError(f"state file '{name}' was written for another original table than this one (their "
+                             "fingerprints differ); give the table the release was made from, as it was then")
+
+
+def _interrupted(state: PathLike) -> str:
+    """A note when a killed run left this state's publication half-done (its journal is still there)."""
+    import glob
+
+    p = Path(os.path.realpath(state))
+    pending = glob.glob(str(p.parent / f".{glob.escape(p.name)}.*.journal"))
+    return ("; a ppdm run that wrote it was killed while publishing: run any ppdm command that writes this "
+            "state again to complete it" if pending else "")
+
+
 def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathLike | None,
                      id: str | None) -> pd.DataFrame:
     """The release in the original's row order, with the original ids, from its state (key and mapping).
 
-    Without a state the release is returned as it is (a linkable layout, or another tool's release).
+    Without a state the release is returned as it is (a linkable layout, or another tool's release). A state
+    that records fingerprints is checked against both tables first.
     """
     if state is None:
         return release
@@ -118,6 +182,7 @@ def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathL
     from ppdm.state import load_state
 
     header, arrays = load_state(state)
+    check_fingerprints(header, state, original, release, id)
     info = header.get("key")
     kept = bool(header.get("identity", {}).get("kept", True))
     if header.get("kind") == "stream":

@@ -19,10 +19,14 @@ def align_tables(
     id: str | None = None,
     label: str | None = None,
     columns: Sequence[str] | None = None,
+    gaps: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, list[str]]:
     """Match the rows (by id, else by position) and the released columns of two tables.
 
-    Returns the original block, the released block, the labels (or None) and the column names.
+    Returns the original block, the released block, the labels (or None) and the column names. The columns
+    compared by default are the original's numeric ones that the release has too: a text cell in one of them
+    in the release is an error that names the column and the row. ``gaps``: missing cells are kept (NaN) for
+    the caller to leave out; otherwise they are an error.
     """
     for name, df in (("original", original), ("release", release)):
         for flag, c in (("--id", id), ("--label", label)):
@@ -42,13 +46,13 @@ def align_tables(
     skip = {c for c in (id, label) if c is not None}
     if columns is None:
         columns = [c for c in release.columns if c in original.columns and c not in skip
-                   and pd.api.types.is_numeric_dtype(release[c]) and pd.api.types.is_numeric_dtype(original[c])]
+                   and pd.api.types.is_numeric_dtype(original[c])]
     if not columns:
         raise InputError("the tables share no numeric column to compare; check the files or --columns")
     from ppdm.data.schema import numeric_matrix
 
-    A = numeric_matrix(original, columns)
-    B = numeric_matrix(release, columns)
+    A = numeric_matrix(original, columns, what="the original", gaps=gaps)
+    B = numeric_matrix(release, columns, what="the release", gaps=gaps)
     y = original[label].to_numpy() if label is not None else None
     return A, B, y, list(columns)
 

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.data.io import check_output_path, read_table, write_table
-from ppdm.data.schema import resolve_schema
+from ppdm.data.columns import numbers_schema
+from ppdm.data.io import output_set, read_table
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.hiding.search import HidingResult, MemberRequest, PairRequest, hide_patterns
 
@@ -106,17 +106,32 @@ def hide_table(
     release in the original row order; unless ``keep_ids``, the written release has its rows shuffled and
     its ids pseudonymised like every release (the mapping is in the state).
     """
-    from ppdm.keys import MECHANISM_STREAM, hide_identity, release_key, warn_known
+    from ppdm.keys import release_key, warn_known
 
     key = release_key(seed)
     warn_known(key)
-    inputs = [source] if isinstance(source, (str, os.PathLike)) else []
-    out_path = check_output_path(output, inputs=inputs, force=force) if output is not None else None
-    state_path = check_output_path(state, inputs=inputs, force=force, what="state file") if state else None
-    if out_path is not None and state_path is not None and out_path.resolve() == state_path.resolve():
-        raise ParameterError("the release and the state file must be different paths")
+    inputs = [("input table", source)] if isinstance(source, (str, os.PathLike)) else []
+    # guarded (no output is an input), locked (one writer at a time) and recovered (what a killed run left)
+    with output_set([("output", output), ("state file", state or None)], inputs, force=force) as paths:
+        return _hide(source, paths, key=key, clusters=clusters, hide_member=hide_member, negate_pair=negate_pair,
+                     join_pair=join_pair, separate_pair=separate_pair, id=id, label=label, columns=columns,
+                     drop=drop, sep=sep, progress=progress, keep_ids=keep_ids, **options)
+
+
+def _hide(source: PathLike | pd.DataFrame, paths: list[Path | None], *, key: Any, clusters: int,
+          hide_member: Sequence[str], negate_pair: Sequence[str], join_pair: Sequence[str],
+          separate_pair: Sequence[str], id: str | None, label: str | None, columns: Sequence[str] | None,
+          drop: Sequence[str], sep: str | None, progress: Callable[[int, int], None] | None, keep_ids: bool,
+          **options: Any) -> dict[str, Any]:
+    """:func:`hide_table` once its outputs are guarded and locked (``paths``: the release's and the state's)."""
+    from ppdm.data.fingerprint import table_fingerprint
+    from ppdm.keys import MECHANISM_STREAM, hide_identity
+
+    out_path, state_path = paths
     df = read_table(source, sep=sep)
-    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop)
+    read_as = table_fingerprint(df) if state_path is not None else None
+    schema, say = numbers_schema(df, columns=columns, id=id, label=label, drop=drop,
+                                 how="hiding releases numbers only")
     from ppdm.utils.memory import check_dense
 
     # the table, its shifted copy, the NMF product of each trial and the release frame (the search
@@ -126,7 +141,7 @@ def hide_table(
     X = schema.matrix(df)
     from ppdm.flow.arrays import check_magnitude
 
-    check_magnitude(X)
+    check_magnitude(X, schema.released)
     if isinstance(clusters, bool) or not isinstance(clusters, int) or clusters < 1:
         raise ParameterError(f"--clusters must be a positive integer; got {clusters!r}")
     if clusters > len(X):
@@ -140,14 +155,16 @@ def hide_table(
                         **options)
     summary = summarize(res, X, names, schema.released)
     summary["key"] = key.describe()
+    say()  # what was dropped or passed through, once the search ran (a refusal stays one line)
     if res.achieved:
+        from ppdm.flow.artifacts import publish_release
+
         released, identity = hide_identity(schema.assemble(df, res.release), schema.id, key, keep_ids=keep_ids)
-        if state_path is not None:
-            _save_state(state_path, res, schema, key, identity)
-            summary["state"] = str(state_path)
-        if out_path is not None:
-            write_table(released, out_path)
-            summary["output"] = str(out_path)
+        # the release and its state as one set, the state last
+        publish_release(released, out_path, state_path,
+                        lambda p, fps: _save_state(p, res, schema, key, identity, fps), read_as)
+        summary |= {"state": str(state_path)} if state_path is not None else {}
+        summary |= {"output": str(out_path)} if out_path is not None else {}
     return summary
 
 
@@ -190,13 +207,15 @@ def summarize(res: HidingResult, X: np.ndarray, names: Sequence[object], columns
     }
 
 
-def _save_state(path: Path, res: HidingResult, schema: Any, key: Any, identity: Any) -> None:
+def _save_state(path: Path, res: HidingResult, schema: Any, key: Any, identity: Any,
+                fingerprints: dict[str, str | None]) -> None:
     from ppdm import __version__
     from ppdm.state import save_state
 
     header = {"method": "nmf-hiding", "key": {"entropy": str(key.entropy), "known": bool(key.known)},
               "ppdm_version": __version__, "schema": schema.to_dict(), "search": res.search,
-              "components": res.components, "identity": {"kept": bool(identity.kept)}}
+              "components": res.components, "identity": {"kept": bool(identity.kept)},
+              "fingerprints": fingerprints}
     arrays = {"factors": res.H, "components": res.W, "offset": res.offset, "scale": res.scale,
               **identity.to_arrays()}
     save_state(path, "hiding", header, arrays)

@@ -3,14 +3,14 @@
 The output directory receives ``release.csv`` (or ``.parquet``), ``release.json`` (the record: choice,
 parameters, versions, data fingerprint, every metric and attack result; no rows, no keys),
 ``release.state`` (the secret state with the seed, owner-only) and ``report.html`` (self-contained). Everything is
-written into a temporary sibling directory first and renamed into place when complete.
+written into a temporary sibling directory first and swapped into place in one step when complete: a run
+killed at any instant leaves the previous release or the new one, never a mix (:mod:`ppdm.data.publish`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,11 @@ __all__ = ["ReleaseResult", "release", "load_config", "default_config", "config_
 
 
 def _check_output_dir(out: Path, inputs: Sequence[Path], force: bool) -> None:
+    from ppdm.data.outputs import check_disjoint
+
     if out.exists() and not out.is_dir():
         raise OutputError(f"'{out}' exists and is not a directory; choose an output directory")
-    for src in inputs:
-        if out.resolve() == src.resolve() or out.resolve() in src.resolve().parents:
-            raise OutputError(f"output directory '{out}' holds the input file; choose another directory")
+    check_disjoint([("output directory", out)], [("input table", s) for s in inputs])
     if out.is_dir():
         foreign = sorted(e.name for e in out.iterdir() if e.name not in PPDM_FILES)
         if foreign:
@@ -45,23 +45,6 @@ def _check_output_dir(out: Path, inputs: Sequence[Path], force: bool) -> None:
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir() or not os.access(parent, os.W_OK):
         raise OutputError(f"cannot create '{out}': its parent directory is missing or not writable")
-
-
-def _recover(out: Path) -> None:
-    """Finish or roll back what a killed run left (called under the output's lock, so nobody else writes).
-
-    Temporary directories of this output hold secrets (a state): they are removed. A previous release
-    moved aside by a run that died before publishing the new one is put back.
-    """
-    parent = out.parent if str(out.parent) else Path(".")
-    for tmp in parent.glob(f".{out.name}.*.tmp"):
-        if tmp.is_dir():
-            shutil.rmtree(tmp, ignore_errors=True)
-    for old in sorted(parent.glob(f".{out.name}.old-*")):
-        if old.is_dir() and not out.exists():
-            os.replace(old, out)
-        elif old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def _check_part_rows(part_rows: int | None, backend: str, screen_above: int, source: object) -> None:
@@ -84,14 +67,19 @@ def release(source: str | os.PathLike[str] | pd.DataFrame, *, output_dir: str | 
             **kwargs: Any) -> ReleaseResult:
     """Choose and write a release (see :func:`_release` for the parameters and the module for the outputs).
 
-    One writer at a time per output directory: a lock beside it is held for the whole run, and whatever a
-    killed earlier run left behind is cleaned or rolled back first.
+    One writer at a time per output directory: its lock is held for the whole run, and whatever a killed
+    earlier run left behind is completed, rolled back or removed first (:mod:`ppdm.data.publish`).
     """
     from ppdm.data.io import output_lock
+    from ppdm.data.outputs import check_disjoint
+    from ppdm.data.publish import recover_directory
 
     out = Path(output_dir)
+    if isinstance(source, (str, os.PathLike)):
+        check_disjoint([("output directory", out)], [("input table", source)])
     with output_lock(out):
-        _recover(out)
+        # before anything is checked: a run without --force after a killed one still finishes its work
+        recover_directory(out)
         return _release(source, output_dir=out, **kwargs)
 
 
@@ -216,10 +204,10 @@ def _release(
     design = [X]
     # row-length vectors the sweep alone needed (the shown columns as text, the held-out folds' row numbers)
     # go before the chosen release is made beside the design
-    df, schema, infos, fp = prep.df, prep.schema, prep.infos, prep.fingerprint
+    df, schema, infos, fp, read_as = prep.df, prep.schema, prep.infos, prep.fingerprint, prep.table_fingerprint
     del X, prep, folds, holdout, context
     give_back()  # the sweep's freed working memory, before the chosen release is made from all rows
     return write_outputs(df, schema, design, y, cfg, threat, cands[best], cands, original, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=note,
                           escape_formulas=escape_formulas, codec=codec, infos=infos, timings=timings,
-                          started=started)
+                          started=started, original_fingerprint=read_as)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -201,11 +200,12 @@ def write_release(table: TableOnWorkers, into: str, out: str, chosen: dict[str, 
     # the design goes to the release as its only holder, which frees it once the record is made
     design = [prep.X]
     df, y, cfg, schema, codec, infos = prep.df, prep.y, prep.cfg, prep.schema, prep.codec, prep.infos
+    read_as = prep.table_fingerprint if table.parts <= 1 else None  # a part's is not the table's
     del prep
     res = write_outputs(df, schema, design, y, cfg, ThreatModel.parse(cfg.threat), chosen, cands, original,
                          table.fingerprint, Path(out), True, [], key=key.value, keep_ids=keep_ids, failed=failed,
                          label_note=note, escape_formulas=escape_formulas, codec=codec, infos=infos, into=Path(into),
-                         part=table.part, parts=parts)
+                         part=table.part, parts=parts, original_fingerprint=read_as)
     return res.record
 
 
@@ -304,8 +304,9 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=kind,
                            parts=sizes)
         best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
-        parent = out.parent if str(out.parent) else Path(".")
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+        from ppdm.data.publish import staging_dir
+
+        tmp = staging_dir(out)
         try:
             os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
             args = (cands[best], cands, facts["original_utility"], failed, note, Hidden(key), keep_ids,

@@ -204,6 +204,13 @@ class ReleaseConfig(BaseModel):
                                  f"its parameters are {', '.join(sorted(allowed))}")
         return v
 
+    @field_validator("n_jobs")
+    @classmethod
+    def _jobs(cls, v: int) -> int:
+        if v == 0:  # joblib's negative counts are all cores but some: -1 all, -2 all but one
+            raise ValueError("0 workers cannot run anything; give a number of workers, or -1 for all cores (-j 1)")
+        return v
+
     @field_validator("output_format")
     @classmethod
     def _fmt(cls, v: str) -> str:

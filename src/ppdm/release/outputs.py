@@ -1,12 +1,11 @@
 """Writing a release: the chosen candidate's release of the table, its state, record and report, published
-into the output directory in one step (a temporary directory, then renames)."""
+as one directory in one step (built beside the output directory, then swapped into its place: see
+:mod:`ppdm.data.publish`)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.exceptions import OutputError
 from ppdm.release.config import ReleaseConfig, skipped_defaults
 from ppdm.utils.memory import give_back
 
@@ -33,7 +31,7 @@ PPDM_FILES = ("release.csv", "release.parquet", "release.json", "report.html", "
 
 def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
                    key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None,
-                   part=0, parts=None, timings=None, started=None):
+                   part=0, parts=None, original_fingerprint=None, timings=None, started=None):
     """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
     candidate, and write the release, its state, record and report.
 
@@ -45,12 +43,14 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     A release by parts (:mod:`ppdm.release.parts`): ``part`` is this table's part (its draws and row order are
     its own) and ``parts`` what the first part's record says of them (its record and report stand for the
     release). A part after the first writes its release and state only, and returns as its record the little
-    the first part's needs of it (its rows and formula-like cells).
+    the first part's needs of it (its rows and formula-like cells). ``original_fingerprint``: the original
+    table's (:func:`ppdm.data.fingerprint.table_fingerprint`), recorded in the state with the release's.
     """
     import time
     import warnings
 
     from ppdm import __version__
+    from ppdm.data.fingerprint import table_fingerprint
     from ppdm.data.io import write_table
     from ppdm.flow.arrays import perturb_array
     from ppdm.flow.artifacts import identity_summary, save_release_state
@@ -174,14 +174,16 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     timings = dict(timings or {})
     timings["chosen release"] = round(time.perf_counter() - t_release, 3)
     record["timings"] = timings
-    parent = out.parent if str(out.parent) else Path(".")
-    tmp = Path(into) if into is not None else Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    from ppdm.data.publish import staging_dir
+
+    tmp = Path(into) if into is not None else staging_dir(out)
     try:
         write_table(released, tmp / f"release.{cfg.output_format}")
+        fingerprints = {"original": original_fingerprint, "release": table_fingerprint(released)}
         del released  # the release's values (the state and the report need none of them)
         give_back()
         save_release_state(tmp / "release.state", mech, scaler, schema, method=chosen["method"], key=key,
-                           identity=identity)
+                           identity=identity, fingerprints=fingerprints)
         t_report = time.perf_counter()
         html = render_report(record, plots)
         (tmp / "report.html").write_text(html, encoding="utf-8")
@@ -191,9 +193,6 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         (tmp / "release.json").write_text(json.dumps(record, indent=1, default=json_default))
         if into is not None:
             return ReleaseResult(out, record)
-        from ppdm.data.io import dir_mode
-
-        os.chmod(tmp, dir_mode())  # the user's umask, like any new directory
         replace_dir(tmp, out, force)
     except BaseException:
         if into is None:
@@ -244,21 +243,10 @@ def json_default(o: Any) -> Any:
 
 
 def replace_dir(tmp: Path, out: Path, force: bool) -> None:
-    """Publish the finished directory: a new one by one rename; over a previous release, file by file.
+    """Publish the finished directory ``tmp`` (from :func:`ppdm.data.publish.staging_dir`) as ``out`` in one
+    step: a new directory by one rename, a previous release swapped out whole (its own mode kept). Only ppdm's
+    files of a previous release are replaced; a file that appeared beside them meanwhile is kept."""
+    from ppdm.data.io import dir_mode
+    from ppdm.data.publish import publish_directory
 
-    Over a previous release (with --force) each new file replaces its namesake by rename, the state last
-    (it is the key to the release beside it); ppdm's own files of the old release that the new one does
-    not have are removed after that. Nothing else in the directory is touched.
-    """
-    if not out.exists():
-        os.replace(tmp, out)
-        return
-    if not force and any(out.iterdir()):
-        raise OutputError(f"output directory '{out}' appeared while running; pass --force to replace it")
-    new = [n for n in PPDM_FILES if (tmp / n).exists()]
-    for name in sorted(new, key=lambda n: n == "release.state"):
-        os.replace(tmp / name, out / name)
-    for name in PPDM_FILES:
-        if name not in new and (out / name).exists():
-            (out / name).unlink()
-    shutil.rmtree(tmp, ignore_errors=True)
+    publish_directory(tmp, out, owned=PPDM_FILES, force=force, mode=dir_mode())

@@ -89,14 +89,15 @@ def _concat_parquet(pieces: Sequence[Path], f: Any) -> None:
 
 def merge_states(pieces: Sequence[Path], out: Path, parts: dict[str, Any]) -> None:
     """One state file from the parts' states: the first part's header and arrays as they are, each other
-    part's arrays named ``part<j>.<name>`` and its mechanism and preprocessing under ``parts.states``."""
+    part's arrays named ``part<j>.<name>`` and its mechanism and preprocessing under ``parts.states`` (the
+    first part's fingerprints are not the whole release's: none are recorded)."""
     from ppdm.state import copy_states, read_header
 
     headers = [read_header(p, "release") for p in pieces]
     members = [(p, name, ("" if j == 0 else f"part{j}.") + name)
                for j, (p, h) in enumerate(zip(pieces, headers, strict=True)) for name in h["arrays"]]
     header = {k: v for k, v in headers[0].items()
-              if k not in ("arrays", "header_sha256", "seal", "magic", "format_version", "kind")}
+              if k not in ("arrays", "header_sha256", "seal", "magic", "format_version", "kind", "fingerprints")}
     header["parts"] = parts | {"states": [{k: h[k] for k in ("mechanism", "preprocess")} for h in headers[1:]]}
     copy_states(out, "release", header, members)
 

@@ -234,4 +234,4 @@ def _check_passthrough(shown: Any, categories: Any, r_max: float, u: dict[str, A
         raise ParameterError(
             f"the columns that pass through unchanged ({names}) single out {u['unique_share']:.1%} of the records "
             f"(k-anonymity {u['k_anonymity']}), above the policy's {r_max:.1%}; no numeric mechanism can fix that: "
-            "leave them out with --drop (or --columns), or recode them first")
+            "leave them out with --drop or --columns (the label: leave out --label), or recode them first")

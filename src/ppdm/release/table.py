@@ -57,6 +57,7 @@ class Prepared:
     fingerprint: str
     side: str
     folds: list[tuple[np.ndarray, np.ndarray]] | None
+    table_fingerprint: dict[str, Any] | None = None  # the table as read (the state records it)
 
 
 def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, workers: int | None = None,
@@ -71,7 +72,14 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     ``whole``: whether the table is released whole (through the codec) as its first part was (None: decided
     here).
     """
-    from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
+    from ppdm.data.columns import (
+        announce_columns,
+        check_cells,
+        dropped_columns,
+        infer_columns,
+        is_whole_table,
+        parse_roles,
+    )
     from ppdm.data.io import read_table
     from ppdm.data.schema import resolve_schema
     from ppdm.release.source import design_fingerprint
@@ -79,8 +87,12 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     from ppdm.utils.memory import give_back
 
     df = read_table(spec.source, sep=spec.sep) if frame is None else frame
+    from ppdm.data.fingerprint import table_fingerprint
+
+    read_as = table_fingerprint(df)  # before a numeric table's columns leave the frame
     id, label = spec.id, spec.label
     infos = infer_columns(df, id=id, label=label, drop=spec.drop, roles=parse_roles(spec.roles))
+    check_cells(df, infos)
     codec = None
     whole_here = spec.columns is None and is_whole_table(df, infos)
     if whole is False and whole_here:
@@ -94,7 +106,11 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
         from ppdm.data.schema import Schema, check_unique_ids
 
         check_unique_ids(df, id)  # a repeated id would get one pseudonym for two records
-        codec = TableCodec(infos).fit(df)
+        with np.errstate(over="ignore", invalid="ignore"):  # huge values: refused by name just below
+            codec = TableCodec(infos).fit(df)
+        from ppdm.utils.validation import check_magnitude
+
+        check_magnitude(codec.numbers(df), codec.numeric_names)  # named here; the sweep sees a z-scored design
         kept = {i.name for i in codec.infos}
         schema = Schema(tuple(map(str, df.columns)), tuple(c for c in map(str, df.columns) if c in kept), id, label,
                         (), tuple(c for c in map(str, df.columns) if c not in kept and c not in (id, label)))
@@ -104,13 +120,17 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
         check_sweep_memory(len(df), X.shape[1], cfg.n_jobs if workers is None else workers)
     else:
         # free text and identifiers other than --id never reach a release (the column list says why)
-        dropped = tuple(dict.fromkeys([*spec.drop, *(i.name for i in infos if i.treatment.startswith("dropped"))]))
+        dropped = dropped_columns(infos, spec.drop)
         schema = resolve_schema(df, columns=spec.columns, id=id, label=label, drop=dropped)
         check_sweep_memory(len(df), len(schema.released), cfg.n_jobs if workers is None else workers)
         # the released numbers live on in X: the frame keeps only what reaches the release unchanged (each
         # column leaves it as it is copied, so a million-row table is held once, not twice, meanwhile)
         X = schema.matrix(df, consume=True)
         give_back()  # the consumed columns' buffers
+        from ppdm.utils.validation import check_magnitude
+
+        check_magnitude(X, schema.released)
+    announce_columns(infos, len(X))  # once the table is accepted: a refusal stays one line
     y = label_text(df[label]) if label else None
     label_note = None
     if y is not None:
@@ -124,7 +144,8 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     if policy.objective == "tstr":
         # the train-on-release measure that suits the table: logistic regression on one-hot categories and
         # standardised numbers for whole tables, k-NN for numeric ones
-        policy = policy.model_copy(update={"objective": "tstr_logreg_pct" if codec is not None else "tstr_knn_pct"})
+        policy = policy.model_copy(update={"objective": "tstr_logreg_pct" if codec is not None and
+                                           codec.categorical_names else "tstr_knn_pct"})
     if policy.objective != "neighbour_pct" and y is None:  # no label: no classifier to measure
         policy = policy.model_copy(update={"objective": "neighbour_pct"})
     # every column that reaches the release unperturbed (passed through, and the label) is attacked too
@@ -142,7 +163,7 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     return Prepared(df=df, infos=infos, codec=codec, schema=schema, X=X, y=y, label_note=label_note,
                     cfg=cfg.model_copy(update={"policy": policy}), shown=shown, categories=categories,
                     fingerprint=design_fingerprint(X, schema.released),
-                    side=side_digest(y, categories).hexdigest(), folds=folds or None)
+                    side=side_digest(y, categories).hexdigest(), folds=folds or None, table_fingerprint=read_as)
 
 
 def original_utility(X: np.ndarray, y: np.ndarray | None, folds: Any, seed: int, codec: Any) -> dict[str, float]:

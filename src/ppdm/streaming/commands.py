@@ -11,9 +11,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.data.io import check_output_path, read_table, table_format
-from ppdm.data.schema import Schema, resolve_schema
-from ppdm.exceptions import InputError, OutputError, ParameterError, StateError
+from ppdm.data.columns import numbers_schema
+from ppdm.data.io import check_outputs, read_table, table_format
+from ppdm.data.outputs import check_disjoint
+from ppdm.data.schema import Schema
+from ppdm.exceptions import InputError, ParameterError, StateError
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.streaming.store import (
     METHODS,
@@ -44,25 +46,16 @@ def _matrix(df: pd.DataFrame, cols: Sequence[str], what: str) -> np.ndarray:
     X = numeric_matrix(df, cols, what=what, min_rows=1)
     from ppdm.flow.arrays import check_magnitude
 
-    check_magnitude(X)
+    check_magnitude(X, cols)
     return X
 
 
 def _outputs(
-    paths: Sequence[tuple[PathLike | None, str]], inputs: Sequence[PathLike], force: bool
+    paths: Sequence[tuple[PathLike | None, str]], inputs: Sequence[tuple[str, PathLike]], force: bool
 ) -> list[Path | None]:
-    out: list[Path | None] = []
-    seen: set[Path] = set()
-    for p, what in paths:
-        if p is None:
-            out.append(None)
-            continue
-        q = check_output_path(p, inputs=inputs, force=force, what=what)
-        if q.resolve() in seen:
-            raise OutputError(f"{what} '{q.name}' is named twice; give each output its own path")
-        seen.add(q.resolve())
-        out.append(q)
-    return out
+    """The guard of every command (:func:`ppdm.data.io.check_outputs`): no output is an input (the state
+    included, for an update), none is named twice, none is replaced without ``force``."""
+    return check_outputs([(what, p) for p, what in paths], inputs, force=force)
 
 
 def _estimator(method: str, rank: int, params: dict[str, Any]) -> Any:
@@ -119,11 +112,24 @@ def stream_init(
     no left factors (update cost independent of the rows absorbed; no refresh, no new columns).
     """
     t0 = time.perf_counter()
-    inputs = [source] if isinstance(source, (str, os.PathLike)) else []
-    out_path, state_path = _outputs([(output, "output"), (state, "state file")], inputs, force)
-    assert state_path is not None
+    inputs = [("input table", source)] if isinstance(source, (str, os.PathLike)) else []
+    check_disjoint([("output", output), ("state file", state)], inputs)
+    with state_lock(state, outputs=[output]):
+        out_path, state_path = _outputs([(output, "output"), (state, "state file")], inputs, force)
+        assert state_path is not None
+        return _init(source, out_path, state_path, t0=t0, method=method, rank=rank, params=params,
+                     append_only=append_only, id=id, label=label, columns=columns, drop=drop, drop_other=drop_other,
+                     sep=sep, seed=seed, keep_ids=keep_ids)
+
+
+def _init(source: PathLike | pd.DataFrame, out_path: Path | None, state_path: Path, *, t0: float, method: str,
+          rank: int, params: dict[str, Any] | None, append_only: bool, id: str | None, label: str | None,
+          columns: Sequence[str] | None, drop: Sequence[str], drop_other: bool, sep: str | None,
+          seed: int | None, keep_ids: bool) -> StreamResult:
+    """:func:`stream_init` once its outputs are guarded and locked."""
     df = read_table(source, sep=sep)
-    schema = resolve_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other)
+    schema, say = numbers_schema(df, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
+                                 how="a stream releases numbers only")
     check_dense(len(df), len(schema.released), 5, f"starting a stream on {len(df)} x {len(schema.released)}",
                 "init on the first part of the table and absorb the rest with ppdm stream update")
     X = _matrix(df, schema.released, "table")
@@ -146,11 +152,11 @@ def stream_init(
             else:
                 rel_df = schema.assemble(df, est.reconstruct() if not append_only else est.transform(X))
             tx.stage(out_path, write_table_to(stream.hide(rel_df, 1), table_format(out_path)))
-        with state_lock(state_path):
-            tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
-            tx.commit()
+        tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
+        tx.commit()
     finally:
         tx.abort()
+    say()  # what was dropped or passed through, once the stream exists (a refusal stays one line)
     return StreamResult(summary(stream, t0, n_new=len(df)), [p for p in (out_path, state_path) if p is not None])
 
 
@@ -187,10 +193,11 @@ def stream_update(
         return run(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep,  # type: ignore
                    wait=wait, scheduler=scheduler, keep_ids=keep_ids)
     t0 = time.perf_counter()
-    inputs = [state] + ([batch] if isinstance(batch, (str, os.PathLike)) else [])
-    out_path, all_path = _outputs([(output, "output"), (refresh_all, "refresh output")], inputs, force)
+    inputs = [("state file", state)] + ([("new batch", batch)] if isinstance(batch, (str, os.PathLike)) else [])
+    check_disjoint([("output", output), ("refresh output", refresh_all)], inputs)
     state_path = Path(state)
-    with state_lock(state_path, wait=wait):
+    with state_lock(state_path, wait=wait, outputs=[output, refresh_all]):
+        out_path, all_path = _outputs([(output, "output"), (refresh_all, "refresh output")], inputs, force)
         stream = Stream.load(state_path)
         if all_path is not None and stream.method == "nmds":
             raise ParameterError(NMDS_FIXED.format(what="--refresh-all"))
@@ -261,7 +268,9 @@ def _check_new_ids(stream: Stream, df: pd.DataFrame) -> None:
 def _stage_refresh(tx: Transaction, stream: Stream, path: Path, keep_ids: bool | None = None) -> None:
     assert stream.passthrough is not None
     rel = stream.est.reconstruct()
-    frame = stream.hide(stream.schema.assemble(stream.passthrough, rel), 2, keep_ids)
+    # a table of released columns only keeps no pass-through column, and a frame of none keeps no row count
+    base = stream.passthrough if stream.passthrough.shape[1] else pd.DataFrame(index=range(len(rel)))
+    frame = stream.hide(stream.schema.assemble(base, rel), 2, keep_ids)
     tx.stage(path, write_table_to(frame, table_format(path)))
 
 
@@ -278,10 +287,12 @@ def stream_add_columns(
     the state has one, must match).
     """
     t0 = time.perf_counter()
-    inputs = [state] + ([new_columns] if isinstance(new_columns, (str, os.PathLike)) else [])
-    (all_path,) = _outputs([(refresh_all, "refresh output")], inputs, force)
+    inputs = [("state file", state)] + ([("new columns", new_columns)] if isinstance(new_columns, (str, os.PathLike))
+                                         else [])
+    check_disjoint([("refresh output", refresh_all)], inputs)
     state_path = Path(state)
-    with state_lock(state_path, wait=wait):
+    with state_lock(state_path, wait=wait, outputs=[refresh_all]):
+        (all_path,) = _outputs([(refresh_all, "refresh output")], inputs, force)
         stream = Stream.load(state_path)
         if stream.method == "nmds":
             raise ParameterError(NMDS_FIXED.format(what="adding columns"))

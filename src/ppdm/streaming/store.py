@@ -4,19 +4,16 @@ the lock that keeps two updates apart, and the temporary-then-rename writes of o
 One state file holds the incremental SVD factors, the preprocessing statistics, the column schema and,
 for refresh-capable states, the pass-through columns (ids, labels) of every absorbed row. An update is a
 transaction: every output and the new state are first written to temporary files beside their targets,
-then renamed into place, the state last. A process killed at any point leaves the previous state valid,
-and the previous outputs untouched; a lock file (``<state>.lock``, an ``fcntl`` lock that the kernel
-releases when its holder dies) keeps two updates from interleaving.
+then renamed into place, the state last, through a journal that the next update completes when a process is
+killed between two renames (:mod:`ppdm.data.publish`). A process killed before that leaves the previous state
+valid and the previous outputs untouched; a lock (an ``flock`` that the kernel releases when its holder dies,
+in the user's lock directory, never beside the state) keeps two updates from interleaving.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
-import glob
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -53,68 +50,46 @@ class StreamResult:
 
 
 @contextlib.contextmanager
-def state_lock(state: PathLike, *, wait: float = 0.0) -> Iterator[None]:
-    """Hold an exclusive lock on ``<state>.lock`` (waiting up to ``wait`` seconds), or fail cleanly."""
+def state_lock(state: PathLike, *, wait: float = 0.0, outputs: Sequence[PathLike | None] = ()) -> Iterator[None]:
+    """Hold an exclusive lock on the state (waiting up to ``wait`` seconds), or fail cleanly; then finish what a
+    killed update left beside the state and ``outputs`` (:func:`ppdm.data.publish.recover`). The lock lives in
+    the user's lock directory (:mod:`ppdm.data.locks`): nothing is left beside the state."""
+    from ppdm.data.locks import path_locks
+    from ppdm.data.publish import recover
+
     p = Path(state)
-    lock = p.with_name(p.name + ".lock")
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError:
-        raise StateError(f"cannot create the lock file beside '{p.name}'; check the directory permissions") from None
-    try:
-        deadline = time.monotonic() + max(wait, 0.0)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as e:
-                if e.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
-                    raise StateError(
-                        f"state file '{p.name}' is being updated by another process; wait for it to finish "
-                        "(or pass --wait SECONDS)"
-                    ) from None
-                time.sleep(0.05)
-        _remove_stale_temporaries(p)
+
+    def busy(_: Path) -> StateError:
+        return StateError(f"state file '{p.name}' is being updated by another process; wait for it to finish "
+                          "(or pass --wait SECONDS)")
+
+    with path_locks([p], busy=busy, wait=wait):
+        recover([p, *(o for o in outputs if o is not None)])
         yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _remove_stale_temporaries(p: Path) -> None:
-    """Temporary copies of the state left by a killed update hold key material: remove them (we hold the lock)."""
-    for pattern in (f".{glob.escape(p.name)}.*.tmp", f"..{glob.escape(p.name)}.*.tmp"):
-        for f in glob.glob(str(p.with_name(pattern))):
-            with contextlib.suppress(OSError):
-                os.unlink(f)
 
 
 # --------------------------------------------------------------------------------------- transaction
 
 
 class Transaction:
-    """Stage files beside their targets, then rename them all into place (in staging order)."""
+    """The outputs of one update and the new state, published as one set (:func:`ppdm.data.io.publish_together`:
+    all written whole, then renamed into place in staging order, the state last)."""
 
     def __init__(self) -> None:
-        self.staged: list[tuple[Path, Path]] = []
+        self.staged: list[tuple[Path, Callable[[Path], None]]] = []
 
     def stage(self, target: Path, write: Callable[[Path], None], mode: int | None = None) -> None:
-        from ppdm.data.io import file_mode
-
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.fchmod(fd, file_mode() if mode is None else mode)  # the user's umask unless a secret's 0600
-        os.close(fd)
-        self.staged.append((Path(tmp), target))
-        write(Path(tmp))
+        """Add ``target``, written by ``write(path)`` at commit (``mode``: kept for callers; a state's writer
+        makes it owner-only itself)."""
+        self.staged.append((target, write))
 
     def commit(self) -> None:
-        for tmp, target in self.staged:
-            os.replace(tmp, target)
-        self.staged = []
+        from ppdm.data.io import publish_together
+
+        staged, self.staged = self.staged, []
+        publish_together(staged)
 
     def abort(self) -> None:
-        for tmp, _ in self.staged:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
         self.staged = []
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Integral, Real
 
 import numpy as np
@@ -91,9 +92,11 @@ def check_rank(rank: object, n: int, m: int, name: str = "rank") -> int:
 _MAX_MAGNITUDE = 1e150
 
 
-def check_magnitude(X: np.ndarray) -> None:
-    """Refuse values so large that squaring them (norms, Gram matrices) would overflow."""
-    if X.size and max(float(X.max()), -float(X.min())) > _MAX_MAGNITUDE:
-        raise InputError(
-            "values beyond 1e150 would overflow the computation; rescale those columns (other units) first"
-        )
+def check_magnitude(X: np.ndarray, columns: Sequence[str] | None = None) -> None:
+    """Refuse values so large that squaring them (norms, Gram matrices) would overflow; the message names the
+    first such column (``columns``: the names of ``X``'s columns)."""
+    if X.size and max(float(np.nanmax(X)), -float(np.nanmin(X))) > _MAX_MAGNITUDE:
+        j = int(np.flatnonzero(np.nanmax(np.abs(X), axis=0) > _MAX_MAGNITUDE)[0]) if X.ndim == 2 else 0
+        name = f"column '{columns[j]}'" if columns is not None and j < len(columns) else f"column {j + 1}"
+        raise InputError(f"{name} holds values beyond 1e150, which would overflow the computation; rescale it "
+                         "(other units) first")
