@@ -32,7 +32,8 @@ def _refused_by_parts(tmp_path: Path, client, df: pd.DataFrame, match: str) -> N
     src = tmp_path / "table.parquet"
     df.to_parquet(src, index=False)
     cfg = load_config(None, {"methods": [{"method": "mdav", "grid": {"k": [20]}}], "threat": "population",
-                             "seed": 5, "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
+                             "seed": 5, "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0,
+                                 "max_singling_out": 1.0, "max_linkability": 1.0, "max_membership_outliers": 1.0}})
     with pytest.raises(InputError, match=match):
         release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False, progress=False,
                 backend="dask", scheduler=client.scheduler.address, part_rows=1200)
@@ -246,7 +247,8 @@ def test_a_release_by_parts_with_kept_ids_comes_back_in_the_original_order(
     src = tmp_path / "table.parquet"
     df.to_parquet(src, index=False)
     cfg = load_config(None, {"methods": [{"method": "noise", "grid": {"scale": [1.0]}}], "threat": "population",
-                             "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0}})
+                             "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0,
+                                 "max_singling_out": 1.0, "max_linkability": 1.0, "max_membership_outliers": 1.0}})
     with pytest.warns(Warning, match="--keep-ids"):
         rec = release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="y", use_cache=False,
                       progress=False, backend="dask", scheduler=client.scheduler.address, part_rows=1000,

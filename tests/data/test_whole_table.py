@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.data.codec import TableCodec, mask_gaps
+from ppdm.data.codec import TableCodec
 from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
 from ppdm.exceptions import InputError
 
@@ -92,7 +92,7 @@ def test_draws_follow_the_released_shares() -> None:
     assert (codec.decode(B)["c"] == "x").all()  # without draws: the largest share
 
 
-def test_gaps_are_filled_for_the_mechanism_and_put_back() -> None:
+def test_gaps_are_values_of_their_own_that_the_mechanism_releases() -> None:
     df = _table()
     df.loc[[3, 7], "age"] = np.nan
     df.loc[[5], "city"] = np.nan
@@ -102,9 +102,21 @@ def test_gaps_are_filled_for_the_mechanism_and_put_back() -> None:
     assert np.isfinite(X).all()
     gaps = codec.missing(df)
     assert {c: list(np.flatnonzero(m)) for c, m in gaps.items()} == {"age": [3, 7], "city": [5], "visit": [9]}
-    out = mask_gaps(codec.decode(X), gaps)
-    assert out["age"].isna().sum() == 2 and pd.isna(out.loc[5, "city"]) and pd.isna(out.loc[9, "visit"])
+    # the identity release gives every gap back where it was: the design carries them
+    out = codec.decode(X)
+    for c, m in gaps.items():
+        np.testing.assert_array_equal(out[c].isna().to_numpy(), m)
     assert out.loc[0, "age"] == df.loc[0, "age"]
+    # a release that moves the rows moves their gaps with them: a gap belongs to the row the mechanism made
+    order = np.roll(np.arange(len(df)), 1)
+    moved = codec.decode(X[order])
+    np.testing.assert_array_equal(moved["age"].isna().to_numpy(), gaps["age"][order])
+    np.testing.assert_array_equal(moved["city"].isna().to_numpy(), gaps["city"][order])
+    # a group's share of gaps decodes to gaps by the same draws as any category
+    mixed = X.copy()
+    mixed[:] = X.mean(axis=0)
+    drawn = codec.decode(mixed, rng=np.random.default_rng(0))
+    assert drawn["age"].isna().sum() < len(df) and not drawn["age"].notna().all() or gaps["age"].sum() == 0
 
 
 def test_many_categories_share_one_indicator_beyond_the_most_frequent() -> None:
@@ -175,11 +187,10 @@ def test_categorical_blocks_decode_the_same_a_block_of_rows_at_a_time(monkeypatc
 
 def test_published_gaps_read_as_the_column_median_in_the_numbers() -> None:
     codec, df, B = _released(seed=11)
-    gaps = codec.missing(df)
     parts = codec.decode_parts(B)
-    want = codec.numbers(mask_gaps(codec.decode(B), gaps))
-    np.testing.assert_array_equal(codec.filled_numbers(parts, gaps), want)
-    assert gaps["a"].any()
+    want = codec.numbers(codec.decode(B))
+    np.testing.assert_array_equal(codec.filled_numbers(parts), want)
+    assert codec.missing(df)["a"].any() and any(m.any() for m in parts.gaps.values())
 
 
 def test_a_category_is_drawn_by_its_positive_indicators_or_else_the_largest() -> None:

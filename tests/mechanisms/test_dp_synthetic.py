@@ -172,7 +172,8 @@ def test_the_release_record_and_report_state_the_guarantee(dp, tmp_path: Path) -
     df.to_csv(src, index=False)
     cfg = tmp_path / "c.yaml"
     cfg.write_text("methods:\n  - method: dp-copula\n    grid: {epsilon: [3.0], bounds: [4.0], n_bins: [8]}\n"
-                   "threat: population\npolicy: {objective: knn_pct, max_reidentification: 1.0, "
+                   "threat: population\npolicy: {objective: knn_pct, max_reidentification: 1.0, max_singling_out: 1.0, "
+                   "max_linkability: 1.0, max_membership_outliers: 1.0, "
                    "max_within_5pct: 1.0}\nn_jobs: 1\n")
     res = release(src, output_dir=tmp_path / "out", config=load_config(cfg, None), id="pid", label="class",
                   use_cache=False, progress=False)

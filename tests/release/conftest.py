@@ -25,7 +25,8 @@ methods:
     grid: {scale: [0.3, 1.0]}
   - method: rotation
 threat: population
-policy: {objective: knn_pct, max_reidentification: 0.9, max_within_5pct: 0.9}
+policy: {objective: knn_pct, max_reidentification: 0.9, max_within_5pct: 0.9, max_singling_out: 1.0,
+         max_linkability: 1.0, max_membership_outliers: 1.0}
 n_jobs: 1
 """
 

@@ -31,6 +31,7 @@ def _release(tmp_path, methods: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame,
     df.to_csv(src, index=False)
     cfg = load_config(None, {"methods": methods, "threat": "population", "n_jobs": 1,
                              "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0,
+                                 "max_singling_out": 1.0, "max_linkability": 1.0, "max_membership_outliers": 1.0,
                                         "max_attribute_inference": 1.0}})
     res = release(src, output_dir=tmp_path / "out", config=cfg, id="pid", label="class", keep_ids=True,
                   use_cache=False, progress=False, roles="job=sensitive")
@@ -84,6 +85,7 @@ def test_combined_default_candidates_skip_numeric_tables(tmp_path) -> None:
                {"method": "mdav+recode", "grid": {"k": [5]}}]
     cfg = load_config(None, {"methods": methods, "n_jobs": 1,
                              "policy": {"max_reidentification": 1.0, "max_within_5pct": 1.0,
+                                 "max_singling_out": 1.0, "max_linkability": 1.0, "max_membership_outliers": 1.0,
                                         "max_attribute_inference": 1.0}})
     res = release(df, output_dir=tmp_path / "o", config=cfg, label="class", use_cache=False, progress=False)
     assert {c["method"] for c in res.record["candidates"]} == {"mdav"}

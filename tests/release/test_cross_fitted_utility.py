@@ -72,7 +72,8 @@ def test_a_candidate_is_scored_on_every_fold() -> None:
     assert folds is not None and len(folds) == 5
     table = SweepTable(X=X, y=y, codec=None, shown=None, folds=folds, columns=[f"x{j}" for j in range(4)],
                        preprocess="none", threat="population", seed=0, key_seed=1,
-                       policy=Policy(max_reidentification=1.0, max_within_5pct=1.0))
+                       policy=Policy(max_reidentification=1.0, max_within_5pct=1.0, max_singling_out=1.0,
+                                     max_linkability=1.0, max_membership_outliers=1.0))
     first = first_pass(table, "noise", {"scale": 0.0})
     res = full_battery(table, "noise", {"scale": 0.0}, first)
     right_lr = right_knn = 0

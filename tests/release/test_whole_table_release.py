@@ -13,7 +13,8 @@ from ppdm.release import load_config, release
 
 CONFIG = {"methods": [{"method": "mdav", "grid": {"k": [10]}}, {"method": "noise", "grid": {"scale": [1.0]}}],
           "threat": "population", "n_jobs": 1,
-          "policy": {"max_reidentification": 0.5, "max_within_5pct": 0.9, "max_attribute_inference": 1.0}}
+          "policy": {"max_reidentification": 0.5, "max_within_5pct": 0.9, "max_attribute_inference": 1.0,
+              "max_singling_out": 1.0, "max_linkability": 1.0, "max_membership_outliers": 1.0}}
 
 
 def _table(n: int = 400) -> pd.DataFrame:

@@ -44,7 +44,8 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _release_args(work: Path, out: Path) -> list[str]:
     return ["release", str(work / "t.csv"), "--id", "rid", "--config", str(work / "one.yaml"), "--max-reid", "1",
-            "--max-within-5pct", "1", "--no-cache", "-j", "1", "-o", str(out)]
+            "--max-within-5pct", "1", "--max-singling-out", "1", "--max-linkability", "1",
+                "--max-membership-outliers", "1", "--no-cache", "-j", "1", "-o", str(out)]
 
 
 def _perturb_args(work: Path, d: Path) -> list[str]:

@@ -110,7 +110,8 @@ def test_release_fuzzed_configs(tmp_path_factory: pytest.TempPathFactory, capsys
     out = d / "o"
     # a valid config still runs only a tiny sweep: one cheap candidate
     code, text = _run(["release", str(src), "--label", "y", "--config", str(cfg), "-o", str(out), "--methods",
-                       "noise", "--no-cache", "--max-reid", "1", "--max-within-5pct", "1", "--jobs", "1"], capsys)
+                       "noise", "--no-cache", "--max-reid", "1", "--max-within-5pct", "1", "--max-singling-out",
+                           "1", "--max-linkability", "1", "--max-membership-outliers", "1", "--jobs", "1"], capsys)
     _judge(code, text)
     if code != 0:
         assert not out.exists()

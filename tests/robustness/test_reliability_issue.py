@@ -17,7 +17,8 @@ from ppdm.exceptions import OutputError, StateError
 from ppdm.state import load_state, save_state
 from tests.conftest import one_line_error
 
-RELAXED = ["--methods", "noise", "--max-reid", "1", "--max-within-5pct", "1", "--no-cache"]
+RELAXED = ["--methods", "noise", "--max-reid", "1", "--max-within-5pct", "1", "--max-singling-out", "1",
+    "--max-linkability", "1", "--max-membership-outliers", "1", "--no-cache"]
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ import pytest
 
 from tests.conftest import one_line_error
 
-FAST = ["--max-reid", "1", "--max-within-5pct", "1", "--no-cache", "-j", "1"]
+FAST = ["--max-reid", "1", "--max-within-5pct", "1", "--max-singling-out", "1", "--max-linkability", "1",
+    "--max-membership-outliers", "1", "--no-cache", "-j", "1"]
 
 
 @pytest.fixture

@@ -69,6 +69,7 @@ def runs(cli, table: Path, tmp_path: Path) -> tuple[list[Path], list[Path], str]
         outputs.append(out)
     rel = tmp_path / "rel"
     run("release", table, "-o", rel, "--methods", "svd,noise", "--max-reid", 1, "--max-within-5pct", 1,
+        "--max-singling-out", 1, "--max-linkability", 1, "--max-membership-outliers", 1,
         "--no-cache", "--id", "pid", "--label", "diagnosis", "--seed", SEED)
     states.append(rel / "release.state")
     outputs += [rel / "release.csv", rel / "release.json", rel / "report.html"]

@@ -219,6 +219,10 @@ def _hits(index: ColumnIndex, preds: Predicates) -> np.ndarray:
     return count_matches(index, preds) == 1
 
 
+#: the attack's budget of predicates per family (anonymeter's ``n_attacks`` in the auditors' runs)
+BUDGET = 300
+
+
 def control_scale(n_members: int, n_control: int, method: str) -> float:
     """The factor applied to the control's successes before they are compared with the members'.
 
@@ -237,10 +241,11 @@ def control_scale(n_members: int, n_control: int, method: str) -> float:
 
 
 def _score(preds: Predicates, members: ColumnIndex, control: ColumnIndex, subsets: list[ColumnIndex],
-           scale: float) -> dict[str, Any]:
+           scale: float, budget: int) -> dict[str, Any]:
     """The family's excess on members and control (the control's successes scaled by ``scale``), the same
-    unscaled, and on both at the smaller one's size (``subsets``: random subsets of the larger one)."""
-    B = len(preds)
+    unscaled, and on both at the smaller one's size (``subsets``: random subsets of the larger one); every
+    share over the attack's budget, or over the predicates found when there are more."""
+    B = max(len(preds), budget)
     hits_m, hits_c = int(_hits(members, preds).sum()), int(_hits(control, preds).sum())
     out = excess(hits_m, B, hits_c * scale, B)
     unscaled = excess(hits_m, B, hits_c, B)
@@ -250,16 +255,18 @@ def _score(preds: Predicates, members: ColumnIndex, control: ColumnIndex, subset
     shares = {"m": unscaled["main"], "c": unscaled["control"]}
     if B and subsets:
         key = "m" if len(members) > len(control) else "c"
-        shares[key] = float(np.mean([_hits(sub, preds).mean() for sub in subsets]))
+        shares[key] = float(np.mean([_hits(sub, preds).sum() / B for sub in subsets]))
     equal = excess(shares["m"] * B, B, shares["c"] * B, B)
     out["equal_size"] = {**equal, "size": min(len(members), len(control)), "draws": len(subsets)}
-    out["n_predicates"] = B
+    out["n_predicates"] = len(preds)
+    out["budget"] = B
     return out
 
 
 def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, *, rng: np.random.Generator,
                  n_predicates: int = 1000, n_cols: int = 3, max_attempts: int | None = None,
-                 equal_size_draws: int = 5, control_scale_method: str = "anonymeter") -> dict[str, Any]:
+                 equal_size_draws: int = 5, control_scale_method: str = "anonymeter",
+                 budget: int = BUDGET) -> dict[str, Any]:
     """Singling out of the release's members beyond the control, in three families of predicates.
 
     Parameters
@@ -277,6 +284,11 @@ def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, 
         Predicates tried per family (default 50 x ``n_predicates``).
     equal_size_draws : int, default=5
         Random subsets averaged in the equal-size score.
+    budget : int, default=300
+        The attack's budget of predicates: a family's shares are taken over this many, or over the predicates
+        found when there are more. anonymeter counts its successes over the attacks it was asked for
+        (``n_attacks``, 300 in the auditors' runs) however few isolating predicates it found; ppdm counts the
+        same way, so that a release where few predicates isolate anyone is not scored on those few alone.
     control_scale_method : {'anonymeter', 'none'}, default='anonymeter'
         How the control's successes are scaled when it is not as large as the members
         (:func:`control_scale`): as anonymeter 1.1 scales them, so that this measure is at least as strict as
@@ -338,7 +350,7 @@ def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, 
     factor = control_scale(len(Vm), len(Vc), control_scale_method)
     for name, preds, tries in (("univariate", uni, uni_candidates), ("multivariate", multi, multi_attempts),
                                ("targeted", target, target_attempts)):
-        out[name] = _score(preds, im, ic, subsets, factor)
+        out[name] = _score(preds, im, ic, subsets, factor, int(budget))
         out[name]["n_attempts"] = int(tries)
     worst = max(FAMILIES, key=lambda f: out[f]["risk"])
     worst_eq = max(FAMILIES, key=lambda f: out[f]["equal_size"]["risk"])

@@ -44,6 +44,9 @@ def release_command(
         "--max-singling-out", help="Largest singling-out risk beyond the control (default 0.05).")] = None,
     max_linkability: Annotated[float | None, typer.Option(
         "--max-linkability", help="Largest linkability risk beyond the control (default 0.05).")] = None,
+    max_membership: Annotated[float | None, typer.Option(
+        "--max-membership-outliers", help="Largest membership advantage on the most outlying records (synthetic "
+                                          "records and group centroids; default 0.10).")] = None,
     full_battery: Annotated[bool, typer.Option(
         "--full-battery", help="Run every attack and utility on every candidate that holds the policy after the "
                                "first pass (by default only on those that can still be chosen).")] = False,
@@ -77,7 +80,7 @@ def release_command(
         fmt = "parquet"  # a Parquet table is released as Parquet (columnar, typed, and fast to write)
     overrides: dict[str, object] = {"threat": threat, "seed": seed, "n_jobs": jobs, "output_format": fmt}
     cfg = load_config(config, overrides)
-    limits = (max_reid, max_within, max_inference, max_singling_out, max_linkability, objective)
+    limits = (max_reid, max_within, max_inference, max_singling_out, max_linkability, max_membership, objective)
     if methods is not None or any(v is not None for v in limits):
         data = cfg.model_dump()
         if methods is not None:
@@ -88,7 +91,8 @@ def release_command(
         pol = data["policy"]
         for k, v in (("max_reidentification", max_reid), ("max_within_5pct", max_within),
                      ("max_attribute_inference", max_inference), ("max_singling_out", max_singling_out),
-                     ("max_linkability", max_linkability), ("objective", objective)):
+                     ("max_linkability", max_linkability), ("max_membership_outliers", max_membership),
+                     ("objective", objective)):
             if v is not None:
                 pol[k] = v
         cfg = load_config(None, data)

@@ -3,13 +3,16 @@
 Every mechanism works on numbers. The codec turns the perturbed columns of a mixed table into a matrix in
 which distances mean the same for every type: numbers (continuous, integer, dates as days) are z-scored
 with the table's observed statistics, and each categorical column becomes one-hot indicators weighted
-``1/sqrt(2)``, so that two different categories are as far apart as one standard deviation. Gaps are filled
-for the mechanism (the median of a number, the most frequent category) and put back afterwards.
+``1/sqrt(2)``, so that two different categories are as far apart as one standard deviation. A gap is a value
+of its own that the mechanism releases like any other: a category of its column, or, for a number, one of two
+indicators (a value, a gap) beside the numbers, with the number itself at the column's median. A person's
+pattern of gaps is never copied into the release: it is part of what the mechanism distorts.
 
 Decoding is post-processing of a released matrix: numbers are mapped back to their units, integers rounded,
 every number kept within the column's original range, dates written as dates, and each categorical block
 read as the category with the largest released indicator, so a released category is always one of the
-original's. A block released empty (NaN: a cell suppressed by a categorical mechanism) is a missing cell.
+original's. A block released empty (NaN: a cell suppressed by a categorical mechanism) is a missing cell, and
+so is a released gap.
 Attacks see the decoded, published table (re-encoded with :meth:`TableCodec.encode`).
 """
 
@@ -24,13 +27,15 @@ import pandas as pd
 from ppdm.data.columns import ColumnInfo, parse_dates
 from ppdm.exceptions import InputError
 
-__all__ = ["Decoded", "TableCodec", "mask_gaps"]
+__all__ = ["Decoded", "TableCodec"]
 
 _ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
 # a column with more categories than this keeps an indicator for each of its most frequent ones and one
 # shared indicator for the rest (decoded as one of them, drawn by frequency): the design stays narrow
 _MAX_LEVELS = 60
 _RARE = "\x00rare"
+#: the category of a gap (a categorical column with gaps holds it as one of its categories)
+_GAP = "\x00gap"
 _DAY = np.timedelta64(1, "D")
 
 
@@ -44,6 +49,7 @@ class _Numeric:
     hi: float
     fill: float
     date_format: str | None = None
+    gaps: bool = False  # the column has gaps: a two-indicator block (a value, a gap) follows the categories
 
 
 @dataclass
@@ -108,25 +114,35 @@ class TableCodec:
                 sd = float(obs.std(ddof=1)) if obs.size > 1 else 0.0
                 self.numeric_.append(_Numeric(info.name, info.type, float(obs.mean()), sd if sd > 0 else 1.0,
                                               float(obs.min()), float(obs.max()), float(np.median(obs)),
-                                              _date_format(s) if info.type == "date" else None))
+                                              _date_format(s) if info.type == "date" else None,
+                                              gaps=bool(obs.size < len(v))))
             else:
                 obs = s.dropna()
                 text = obs.astype(str)
                 if text.empty:
                     raise InputError(f"column '{info.name}' has no value to release; drop it (--drop '{info.name}')")
-                counts = text.value_counts()
                 values = dict(zip(text, obs, strict=True))
+                fill = str(text.value_counts().index[0])
+                if len(obs) < len(s):  # a gap is a category of its own, released as a gap
+                    text = pd.concat([text, pd.Series([_GAP] * (len(s) - len(obs)), dtype=object)])
+                    values[_GAP] = None
+                counts = text.value_counts()
                 if len(counts) > _MAX_LEVELS:
                     top, rest = counts.iloc[: _MAX_LEVELS - 1], counts.iloc[_MAX_LEVELS - 1:]
                     self.categorical_.append(_Categorical(
-                        info.name, [*sorted(top.index), _RARE], str(counts.index[0]), values,
+                        info.name, [*sorted(top.index), _RARE], fill, values,
                         list(rest.index), (rest / rest.sum()).tolist()))
                 else:
-                    self.categorical_.append(_Categorical(info.name, sorted(counts.index), str(counts.index[0]),
-                                                          values))
+                    self.categorical_.append(_Categorical(info.name, sorted(counts.index), fill, values))
         self.numeric_index_ = np.arange(len(self.numeric_))
-        offsets = np.cumsum([len(self.numeric_)] + [len(c.categories) for c in self.categorical_])
-        self.blocks_ = [np.arange(a, b) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        gapped = [len(c.categories) for c in self.categorical_] + [2 for n in self.numeric_ if n.gaps]
+        offsets = np.cumsum([len(self.numeric_)] + gapped)
+        blocks = [np.arange(a, b) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        #: every one-hot block (a variable to a mechanism): the categorical columns', then the numbers' gaps
+        self.blocks_ = blocks
+        #: the gap block of each numeric column with gaps (its position among the numbers -> its block)
+        self.gap_blocks_ = dict(zip([j for j, n in enumerate(self.numeric_) if n.gaps],
+                                    blocks[len(self.categorical_):], strict=True))
         self.width_ = int(offsets[-1])
         return self
 
@@ -180,26 +196,36 @@ class TableCodec:
         return np.column_stack(cols) if cols else np.zeros((len(df), 0))
 
     def categories(self, df: pd.DataFrame) -> np.ndarray:
-        """The categorical columns as text (gaps filled with the most frequent category)."""
-        cols = [df[c.name].astype(str).where(df[c.name].notna(), c.fill).to_numpy(dtype=object)
-                for c in self.categorical_]
+        """The categorical columns as text (a gap as the gap category of a column that has one, else as the most
+        frequent category: a later table's gap where the codec saw none)."""
+        cols = [df[c.name].astype(str).where(df[c.name].notna(), _GAP if _GAP in c.values else c.fill)
+                .to_numpy(dtype=object) for c in self.categorical_]
         return np.column_stack(cols) if cols else np.zeros((len(df), 0), dtype=object)
 
+    def number_gaps(self, df: pd.DataFrame) -> dict[int, np.ndarray]:
+        """Where each numeric column with a gap block has a gap (position among the numbers -> mask)."""
+        return {j: ~np.isfinite(_numbers(df[self.numeric_[j].name], self.numeric_[j].kind))
+                for j in self.gap_blocks_}
+
     def encode(self, df: pd.DataFrame) -> np.ndarray:
-        """The design matrix: z-scored numbers, then weighted one-hot blocks."""
-        return self._encode(self.numbers(df) if self.numeric_ else None, self.categories(df))
+        """The design matrix: z-scored numbers, then weighted one-hot blocks (categories, then numbers' gaps)."""
+        return self._encode(self.numbers(df) if self.numeric_ else None, self.categories(df), self.number_gaps(df))
 
     def encode_decoded(self, d: Decoded) -> np.ndarray:
         """The design of a decoded release (:meth:`decode_parts`): the same as encoding its decoded table."""
-        return self._encode(d.numbers if self.numeric_ else None, self.filled(d))
+        return self._encode(d.numbers if self.numeric_ else None, self.filled(d), d.gaps)
 
-    def _encode(self, numbers: np.ndarray | None, cats: np.ndarray) -> np.ndarray:
+    def _encode(self, numbers: np.ndarray | None, cats: np.ndarray, gaps: dict[int, np.ndarray]) -> np.ndarray:
         X = np.zeros((len(cats), self.width_))
         if numbers is not None:
             mu = np.array([n.mean for n in self.numeric_])
             sd = np.array([n.sd for n in self.numeric_])
             X[:, self.numeric_index_] = (numbers - mu) / sd
-        for j, (c, block) in enumerate(zip(self.categorical_, self.blocks_, strict=True)):
+        for j, block in self.gap_blocks_.items():
+            mask = gaps.get(j, np.zeros(len(cats), dtype=bool))
+            X[:, block[0]] = np.where(mask, 0.0, _ONE_HOT_WEIGHT)
+            X[:, block[1]] = np.where(mask, _ONE_HOT_WEIGHT, 0.0)
+        for j, (c, block) in enumerate(zip(self.categorical_, self.blocks_[:len(self.categorical_)], strict=True)):
             pos = pd.Index(c.categories).get_indexer(cats[:, j])
             if c.rare:
                 pos[np.isin(cats[:, j], c.rare)] = len(c.categories) - 1
@@ -226,12 +252,17 @@ class TableCodec:
         for j, n in enumerate(self.numeric_):
             v = d.numbers[:, j]
             if n.kind == "integer":
-                out[n.name] = v.astype(np.int64)
+                col: object = v.astype(np.int64)
             elif n.kind == "date":
                 stamps = pd.Series(np.datetime64("1970-01-01") + v.astype(np.int64) * _DAY)
-                out[n.name] = stamps.dt.strftime(n.date_format) if n.date_format else stamps.dt.strftime("%Y-%m-%d")
+                col = stamps.dt.strftime(n.date_format) if n.date_format else stamps.dt.strftime("%Y-%m-%d")
             else:
-                out[n.name] = v
+                col = v
+            gaps = d.gaps.get(j)
+            if gaps is not None and gaps.any():  # a released gap: an empty cell (integers as objects beside it)
+                col = pd.Series(col, dtype=object if n.kind != "continuous" else np.float64).to_numpy()
+                col[gaps] = np.nan
+            out[n.name] = col
         for c in self.categorical_:
             out[c.name] = self.values_of(d, c.name)
         return pd.DataFrame(out, index=range(d.rows))[[i.name for i in self.infos]]
@@ -251,32 +282,37 @@ class TableCodec:
                 v = np.clip(np.round(v), np.ceil(num.lo), np.floor(num.hi)) + 0.0
             numbers[:, j] = v
         text = np.empty((n, len(self.categorical_)), dtype=object)
-        for k, (c, block) in enumerate(zip(self.categorical_, self.blocks_, strict=True)):
+        for k, (c, block) in enumerate(zip(self.categorical_, self.blocks_[:len(self.categorical_)], strict=True)):
             text[:, k] = _decode_block(B, block, c, rng)
-        return Decoded(numbers, text)
+        gaps = {}
+        for j, block in self.gap_blocks_.items():
+            # the gap indicator decoded as a category (the same draws), the number at the column's median
+            u = None if rng is None else rng.random((n, 1))
+            gaps[j] = _choose(np.nan_to_num(B[:, block], nan=0.0), u) == 1
+            numbers[gaps[j], j] = self.numeric_[j].fill
+        return Decoded(numbers, text, gaps)
 
     def filled(self, d: Decoded) -> np.ndarray:
-        """The categories of a decoded release as :meth:`categories` reads them from its table (a gap: the
-        column's most frequent category)."""
+        """The categories of a decoded release as :meth:`categories` reads them from its table (a block released
+        empty is a gap: the gap category of a column that has one, else the column's most frequent category)."""
         out = d.text.copy()
         for k, c in enumerate(self.categorical_):
             blank = d.text[:, k] == None  # noqa: E711 (elementwise on an object array)
-            out[blank, k] = c.fill
+            out[blank, k] = _GAP if _GAP in c.values else c.fill
         return out
 
-    def filled_numbers(self, d: Decoded, gaps: dict[str, np.ndarray]) -> np.ndarray:
-        """The numbers of a decoded release whose gaps (:meth:`missing`) are put back, as :meth:`numbers` reads
-        them from its table: a gap as the column's median. Written into ``d.numbers`` (returned)."""
-        for j, n in enumerate(self.numeric_):
-            if n.name in gaps:
-                d.numbers[gaps[n.name], j] = n.fill
+    def filled_numbers(self, d: Decoded) -> np.ndarray:
+        """The numbers of a decoded release as :meth:`numbers` reads them from its table (a released gap as the
+        column's median, which :meth:`decode_parts` already put there)."""
         return d.numbers
 
     def values_of(self, d: Decoded, name: str) -> np.ndarray:
         """One column of a decoded release as :meth:`decode` publishes it: a number column in its units (dates
         as days), a categorical column as the original's cell values (a released gap: NaN)."""
         if name in self.numeric_names:
-            return d.numbers[:, self.numeric_names.index(name)]
+            j = self.numeric_names.index(name)
+            gaps = d.gaps.get(j)
+            return d.numbers[:, j] if gaps is None else np.where(gaps, np.nan, d.numbers[:, j])
         k = self.categorical_names.index(name)
         return pd.Series(d.text[:, k], dtype=object).map(self.categorical_[k].values).to_numpy(dtype=object)
 
@@ -292,13 +328,14 @@ class Decoded:
 
     numbers: np.ndarray
     text: np.ndarray
+    gaps: dict[int, np.ndarray] = field(default_factory=dict)  # numeric column position -> released gaps
 
     @property
     def rows(self) -> int:
         return int(self.numbers.shape[0])
 
     def take(self, rows: np.ndarray) -> Decoded:
-        return Decoded(self.numbers[rows], self.text[rows])
+        return Decoded(self.numbers[rows], self.text[rows], {j: m[rows] for j, m in self.gaps.items()})
 
 
 # rows of a categorical block decoded at a time: its temporaries (a few copies of the block) stay small
@@ -344,16 +381,3 @@ def _choose(block: np.ndarray, u: np.ndarray | None) -> np.ndarray:
         w[none, np.argmax(block[none], axis=1)] = 1.0
     np.cumsum(w, axis=1, out=w)
     return np.minimum((w < u).sum(axis=1), block.shape[1] - 1)
-
-
-def mask_gaps(released: pd.DataFrame, gaps: dict[str, np.ndarray], *, copy: bool = True) -> pd.DataFrame:
-    """Put the original's gaps back: a published gap stays a gap, at the same row (``copy=False``: in
-    ``released`` itself, a table nothing else holds)."""
-    out = released.copy() if copy else released
-    for c, m in gaps.items():
-        if c in out.columns and m.any():
-            col = out[c].astype(object) if out[c].dtype.kind in "iub" else out[c]
-            col = col.copy()
-            col[m] = np.nan
-            out[c] = col
-    return out

@@ -57,12 +57,10 @@ def release_whole(df: pd.DataFrame, schema: Schema, codec: Any, mech: Any, *, pr
     ``key_seed``: the release key's mechanism seed; the categorical draws of the decoding come from it, as
     those of ``ppdm release`` do.
     """
-    from ppdm.data.codec import mask_gaps
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics.value import relative_error
 
     X = codec.encode(df)
-    gaps = codec.missing(df)
     B, scaler = perturb_array(X, mech, preprocess=design_preprocess(preprocess), y=y)
     if not np.isfinite(B).all():
         raise ParameterError("the release has non-finite values (the input is too close to overflow); rescale it")
@@ -74,10 +72,10 @@ def release_whole(df: pd.DataFrame, schema: Schema, codec: Any, mech: Any, *, pr
         return WholeRelease(schema.assemble_new(df, B, [str(n) for n in names]), scaler, None, [str(n) for n in names])
     decoded = codec.decode_parts(B, rng=np.random.default_rng([int(key_seed), 1]))
     if codec.numeric_names:
-        re = relative_error(codec.numbers(df), codec.filled_numbers(decoded, gaps).copy())
+        re = relative_error(codec.numbers(df), codec.filled_numbers(decoded).copy())
     else:
         re = relative_error(X, codec.encode_decoded(decoded))
-    published = mask_gaps(codec.table(decoded), gaps, copy=False)
+    published = codec.table(decoded)
     frame = pd.DataFrame({c: (published[c].to_numpy() if c in published.columns else df[c].to_numpy())
                           for c in schema.columns if c not in schema.dropped}, index=range(len(df)))
     return WholeRelease(frame, scaler, re, list(codec.numeric_names))

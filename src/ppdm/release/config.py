@@ -33,7 +33,7 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     # (either would point at its few holders: on adult's 2,000 records, k = 20 with every category let
     # anonymeter single out about a fifth of its multivariate predicates, with (4, 30) about 1 %, keeping
     # 94 % of the label signal; a table without categories ignores both)
-    "mdav": {"k": [20, 30, 50], "min_support": [4], "min_count": [30]},
+    "mdav": {"k": [20, 30, 50], "min_support": [5], "min_count": [30, 60]},
     # synthetic records: no released row is derived from one person's row
     "copula": {},
     # synthetic records by sequential trees (synthpop's CART): each value from a leaf of >= min_leaf real
@@ -134,13 +134,14 @@ class Policy(BaseModel):
         0.05, ge=0, le=1,
         description="largest singling-out risk beyond the control: predicates built from the release alone that "
                     "isolate exactly one person in it, beyond those that isolate one real person outside it "
-                    "(anonymeter's measure, the worst of univariate, multivariate and targeted predicates)")
+                    "(anonymeter's measure over a budget of 300 predicates: the worst of univariate and "
+                    "multivariate predicates, and of ppdm's targeted ones at equal sizes)")
     singling_out_control: str = Field(
         "audited",
         description="how singling out's control is scaled: audited (as anonymeter scales it when the control is "
-                    "smaller than the table: conservative, it counts part of a table's own rarity as risk) or "
-                    "equal-size (the members' side measured on samples of the control's size: what the release "
-                    "discloses beyond the population's own rarity)")
+                    "smaller than the table, for the predicates anonymeter draws: conservative, it counts part of "
+                    "a table's own rarity as risk) or equal-size (every family with members and control at the "
+                    "same size: what the release discloses beyond the population's own rarity)")
     max_linkability: float = Field(
         0.05, ge=0, le=1,
         description="largest linkability risk beyond the control: two disjoint sets of a person's columns, held "

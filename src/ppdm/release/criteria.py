@@ -22,7 +22,7 @@ import numpy as np
 
 from ppdm.release.trial import Released, SweepTable, Trial
 
-__all__ = ["mixed_views", "first_fold_tests", "inference_test", "membership_of", "keeps_no_row"]
+__all__ = ["mixed_views", "first_fold_tests", "policy_reading", "inference_test", "membership_of", "keeps_no_row"]
 
 #: members and control records a test measures at most (seeded samples above)
 TEST_ROWS = 5000
@@ -94,8 +94,26 @@ def first_fold_tests(trial: Trial, part: Released, train: np.ndarray, test: np.n
 
     t = trial.table
     release, members, control = mixed_views(trial, [part], [_cap(train, t, 41), _cap(test, t, 42)])
-    return {"singling_out": singling_out(release, members, control, rng=_rng(t, 43)),
+    so = singling_out(release, members, control, rng=_rng(t, 43))
+    return {"singling_out": policy_reading(so, getattr(t.policy, "singling_out_control", "audited")),
             "linkability": linkability(release, members, control, rng=_rng(t, 44), label=t.label_name)}
+
+
+def policy_reading(so: dict[str, Any], control: str) -> dict[str, Any]:
+    """Singling out as the policy reads it: the worst family, each read with its control as the auditors' tool
+    scales it (``control="audited"``) or at equal sizes (``"equal-size"``). ppdm's targeted family has no
+    counterpart in the auditors' tool: it is always read at equal sizes (what the release discloses beyond
+    the population's own rarity), so that a table's rarity, which the scaled control counts as risk, is not
+    counted twice. The auditors' worst reading stays in the record as ``audited``."""
+    readings = {}
+    for family in ("univariate", "multivariate", "targeted"):
+        f = so[family]
+        equal = control == "equal-size" or family == "targeted"
+        r = f["equal_size"] if equal else f
+        readings[family + (" (equal size)" if equal else "")] = (float(r["risk"]), r.get("interval"))
+    worst = max(readings, key=lambda k: readings[k][0])
+    return {**so, "audited": {"risk": so["risk"], "interval": so["interval"], "family": so["family"]},
+            "risk": readings[worst][0], "interval": readings[worst][1], "family": worst}
 
 
 def inference_test(trial: Trial, part: Released, train: np.ndarray, test: np.ndarray) -> dict[str, Any]:

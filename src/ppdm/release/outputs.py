@@ -70,17 +70,16 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
     give_back()  # the mechanism's freed working memory, before the figures and the assembly beside X and B
     if codec is not None:
-        from ppdm.data.codec import mask_gaps
-
-        gaps = codec.missing(df)
         from ppdm.release.risk import draws
+
+        gaps = codec.missing(df)  # the original's gaps, counted in the record (the release has its own)
 
         decoded = codec.decode_parts(B, rng=draws(mech_seed, 0, 1))
         if codec.numeric_names:
             # the published table stands for the design and its release from here on (the figures read
             # its numbers): both design-sized arrays go before it is built
             X = B = None
-        published = mask_gaps(codec.table(decoded), gaps, copy=False)
+        published = codec.table(decoded)
         whole = {c: (published[c].to_numpy() if c in published.columns else df[c].to_numpy())
                  for c in schema.columns if c not in schema.dropped}
         del published
@@ -90,7 +89,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         del whole
         # the figures below compare numbers in their units: the published ones, as an analyst reads them (a
         # published gap as the column's median, as the original's)
-        X_units, B_units = (None, None) if bare else (codec.numbers(df), codec.filled_numbers(decoded, gaps))
+        X_units, B_units = (None, None) if bare else (codec.numbers(df), codec.filled_numbers(decoded))
         del decoded
         unit_names = codec.numeric_names
     else:

@@ -74,12 +74,9 @@ _TESTS = (("singling_out", "max_singling_out", "singling out beyond the control"
 
 
 def _test_value(c: dict[str, Any], key: str, policy: Any = None) -> float | None:
-    """A test's policy value (its ``risk``) in the candidate's record, None when it was not measured; singling
-    out read as the policy's ``singling_out_control`` says."""
+    """A test's policy value (its ``risk``) in the candidate's record, None when it was not measured."""
     v = c["risk"].get(key)
-    if isinstance(v, dict):
-        if key == "singling_out" and getattr(policy, "singling_out_control", "audited") == "equal-size":
-            v = v.get("equal_size") or {}
+    if isinstance(v, dict):  # singling out was read as the policy reads it (ppdm.release.criteria.policy_reading)
         v = v.get("risk")
     return None if v is None else float(v)
 
