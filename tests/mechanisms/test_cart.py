@@ -29,7 +29,8 @@ def test_leaf_donors_come_from_the_same_leaf() -> None:
 
 def test_every_released_value_is_a_real_value_of_its_class_and_blocks_stay_valid() -> None:
     X, y = _table()
-    B = CARTSynthesis(min_leaf=10, variables=[[2, 3, 4, 5]], random_state=1).fit_transform(X, y)
+    # without tail coding (tail_k=1) every value is a donor's
+    B = CARTSynthesis(min_leaf=10, variables=[[2, 3, 4, 5]], tail_k=1, random_state=1).fit_transform(X, y)
     assert B.shape == X.shape
     for c in (0, 1):
         rows = y == c
@@ -89,3 +90,24 @@ def test_leaves_found_a_block_of_rows_at_a_time_give_the_same_release(monkeypatc
     whole = CARTSynthesis(min_leaf=10, random_state=4).fit_transform(X, y)
     monkeypatch.setattr(cart._leaves, "__defaults__", (97,))  # blocks of 97 rows, a short last one
     np.testing.assert_array_equal(CARTSynthesis(min_leaf=10, random_state=4).fit_transform(X, y), whole)
+
+
+def test_tail_coding_keeps_rare_and_extreme_values_out_of_the_release() -> None:
+    """With tail coding (the default, k = min_leaf) no released number is one that fewer than k records of its
+    class hold, and nothing lies beyond the class's k-th most extreme values; a category fewer than k records
+    hold is never released."""
+    X, y = _table(600)
+    X = np.column_stack([X, np.zeros(len(X))])
+    X[:5, 2:6], X[:5, 6] = 0.0, 1.0  # a fifth category, held by five records only
+    k = 20
+    B = CARTSynthesis(min_leaf=k, variables=[[2, 3, 4, 5, 6]], random_state=3).fit_transform(X, y)
+    assert not B[:, 6].any() and np.array_equal(B[:, 2:].sum(axis=1), np.ones(len(B)))
+    for c in (0, 1):
+        rows = y == c
+        for j in (0, 1):
+            real = np.sort(X[rows, j])
+            values, counts = np.unique(real, return_counts=True)
+            rare = set(values[counts < k])
+            released = B[rows, j]
+            assert released.min() >= real[k - 1] - 1e-12 and released.max() <= real[-k] + 1e-12
+            assert not (set(released) & rare - {real[k - 1], real[-k]})  # interior rare values are coded

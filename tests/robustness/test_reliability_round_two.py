@@ -116,8 +116,9 @@ def test_perturb_releases_a_whole_table_as_release_does(cli, mixed: Path, tmp_pa
     ages = R["age"].to_numpy(float)
     assert np.all(ages == np.round(ages)) and ages.min() >= src["age"].min() and ages.max() <= src["age"].max()
     assert pd.to_datetime(R["visit"], format="%Y-%m-%d").notna().all()
-    assert (R["income"].isna() == src["income"].isna()).all()  # gaps stay gaps, at their rows
-    assert (R["city"].isna() == src["city"].isna()).all()
+    # gaps are values the mechanism releases: about as many, but not copied onto the records' own rows
+    for c in ("income", "city"):
+        assert R[c].isna().any() and abs(R[c].isna().mean() - src[c].isna().mean()) < 0.1, c
     # a table of categories only
     cats = tmp_path / "cats.csv"
     src[["rid", "sex", "city", "class"]].fillna("none").to_csv(cats, index=False)

@@ -16,7 +16,7 @@ import pandas as pd
 from ppdm import registry
 from ppdm.data.preprocess import Scaler
 from ppdm.data.schema import Schema
-from ppdm.exceptions import InputError
+from ppdm.exceptions import InputError, ParameterError, StateError
 
 __all__ = ["PerturbResult", "record_positions", "wrap_partition", "identity_summary", "save_release_state",
            "load_release_state", "align_with_state", "check_fingerprints", "publish_release"]
@@ -204,4 +204,11 @@ def align_with_state(original: pd.DataFrame, release: pd.DataFrame, state: PathL
         identity = Identity.from_arrays(arrays, kept=False)
     # kept ids (a release by parts with --keep-ids) are not pseudonyms: its rows align by the parts' order
     ids = original[id] if id is not None and id in original.columns and not kept else None
-    return restore_order(release, identity, key, original_ids=ids, id_column=id)
+    try:
+        return restore_order(release, identity, key, original_ids=ids, id_column=id)
+    except ParameterError as e:
+        # a state whose publication a killed run left half-done says so, with what completes it
+        hint = _interrupted(state)
+        if hint:
+            raise StateError(f"{e}{hint}") from None
+        raise

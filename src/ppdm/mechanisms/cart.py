@@ -129,7 +129,8 @@ class CARTSynthesis(Mechanism):
             # drawn straight into the release: a stratum's rows where they are, one stratum's as a block
             self._synthesise(A, rows, groups, rng, into=out, at=None if len(classes) == 1 else rows)
         k = int(self.min_leaf) if self.tail_k is None else check_int(self.tail_k, "tail_k", low=1)
-        code_tails(out, A, np.concatenate([g for g in groups if len(g) == 1] or [np.zeros(0, dtype=np.int64)]), k)
+        code_tails(out, A, np.concatenate([g for g in groups if len(g) == 1] or [np.zeros(0, dtype=np.int64)]), k,
+                   strata)
         code_rare_categories(out, A, [g for g in groups if len(g) > 1], k)
         del self._A
         return out

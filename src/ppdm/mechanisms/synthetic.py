@@ -185,7 +185,7 @@ class GaussianCopula(Mechanism):
         blocks = [np.asarray(g, dtype=np.int64) for g in self.variables or () if len(g) > 1]
         numbers = np.setdiff1d(np.arange(m), np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64))
         k = check_int(self.tail_k, "tail_k", low=1)
-        code_tails(out, A, numbers, k)
+        code_tails(out, A, numbers, k, strata)
         code_rare_categories(out, A, blocks, k)
         del self._A
         return out

@@ -73,10 +73,14 @@ class TailCoding:
         return out
 
 
-def code_tails(released: np.ndarray, real: np.ndarray, columns: np.ndarray, k: int) -> np.ndarray:
-    """``released`` with each of ``columns`` tail-coded against the same column of ``real`` (in place)."""
-    for j in columns:
-        released[:, j] = TailCoding(k).fit(real[:, j]).transform(released[:, j])
+def code_tails(released: np.ndarray, real: np.ndarray, columns: np.ndarray, k: int,
+               strata: np.ndarray | None = None) -> np.ndarray:
+    """``released`` with each of ``columns`` tail-coded against the same column of ``real`` (in place), within
+    each stratum (``strata``: a label per row of both, the rows of a class synthesised from that class)."""
+    groups = [np.arange(len(real))] if strata is None else [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    for rows in groups:
+        for j in columns:
+            released[rows, j] = TailCoding(k).fit(real[rows, j]).transform(released[rows, j])
     return released
 
 

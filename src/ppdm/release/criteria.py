@@ -16,13 +16,15 @@ columns shown unchanged beside them (the label among them).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ppdm.release.trial import Released, SweepTable, Trial
 
-__all__ = ["mixed_views", "first_fold_tests", "policy_reading", "inference_test", "membership_of", "keeps_no_row"]
+__all__ = ["mixed_views", "as_mixed", "anonymisation_of", "first_fold_tests", "policy_reading", "inference_test",
+           "membership_of", "keeps_no_row"]
 
 #: members and control records a test measures at most (seeded samples above)
 TEST_ROWS = 5000
@@ -46,38 +48,47 @@ def keeps_no_row(method: str, params: dict[str, Any]) -> bool:
 def mixed_views(trial: Trial, releases: list[Released], rows: list[np.ndarray]) -> list[Any]:
     """The ``releases`` and the original ``rows`` (members, control, ...), in that order, as mixed tables with
     codes shared by all of them."""
-    from ppdm.attacks import encode_tables
-
     t = trial.table
-    codec = t.codec
-    width = 0 if t.shown is None else t.shown.shape[1]
-    shown_names = list(t.shown_names) if len(t.shown_names) == width else [f"shown {j + 1}" for j in range(width)]
 
     def shown(r: np.ndarray | None, n: int) -> np.ndarray:
         if t.shown is None:
             return np.zeros((n, 0), dtype=object)
         return t.shown if r is None else t.shown[r]
 
-    numbers, texts = [], []
+    parts = []
+    for rel in releases:
+        parts.append((rel.numbers if t.codec is None else rel.published, shown(rel.rows, len(rel.numbers))))
+    original = trial.original()
+    for r in rows:
+        parts.append((t.X[r] if t.codec is None else original.take(r), shown(r, len(r))))
+    return as_mixed(parts, codec=t.codec, columns=t.columns, shown_names=t.shown_names)
+
+
+def as_mixed(parts: list[tuple[Any, np.ndarray]], *, codec: Any, columns: Sequence[str],
+             shown_names: Sequence[str]) -> list[Any]:
+    """Tables as mixed tables with shared codes: each part a pair of its numbers (a numeric table's rows in
+    their units, or a whole table's decoded rows, :class:`~ppdm.data.codec.Decoded`) and the columns shown
+    beside them (as text)."""
+    from ppdm.attacks import encode_tables
+
+    width = parts[0][1].shape[1] if parts else 0
+    shown_names = list(shown_names) if len(shown_names) == width else [f"shown {j + 1}" for j in range(width)]
     if codec is None:
-        numeric_names, cat_names = list(t.columns), shown_names
-        for rel in releases:
-            numbers.append(rel.numbers)
-            texts.append(shown(rel.rows, len(rel.numbers)))
-        for r in rows:
-            numbers.append(t.X[r])
-            texts.append(shown(r, len(r)))
-    else:
-        numeric_names, cat_names = list(codec.numeric_names), list(codec.categorical_names) + shown_names
-        for rel in releases:
-            numbers.append(rel.published.numbers)
-            texts.append(np.column_stack([codec.filled(rel.published), shown(rel.rows, len(rel.numbers))]))
-        original = trial.original()
-        for r in rows:
-            part = original.take(r)
-            numbers.append(part.numbers)
-            texts.append(np.column_stack([codec.filled(part), shown(r, len(r))]))
-    return encode_tables(numbers, texts, numeric_names, cat_names)
+        return encode_tables([p for p, _ in parts], [s for _, s in parts], list(columns), shown_names)
+    return encode_tables([p.numbers for p, _ in parts], [np.column_stack([codec.filled(p), s]) for p, s in parts],
+                         list(codec.numeric_names), list(codec.categorical_names) + shown_names)
+
+
+def anonymisation_of(views: list[Any], *, seed: int, label: str | None, control: str) -> dict[str, Any]:
+    """Singling out (read as the policy reads it) and linkability of a release against its members and a
+    control (``views``: the three as mixed tables, :func:`as_mixed`)."""
+    from ppdm.attacks import linkability, singling_out
+
+    release, members, control_table = views
+    so = singling_out(release, members, control_table, rng=np.random.default_rng([int(seed), 43]))
+    return {"singling_out": policy_reading(so, control),
+            "linkability": linkability(release, members, control_table, rng=np.random.default_rng([int(seed), 44]),
+                                       label=label)}
 
 
 def _cap(rows: np.ndarray, table: SweepTable, stream: int) -> np.ndarray:
@@ -90,13 +101,10 @@ def _cap(rows: np.ndarray, table: SweepTable, stream: int) -> np.ndarray:
 def first_fold_tests(trial: Trial, part: Released, train: np.ndarray, test: np.ndarray) -> dict[str, Any]:
     """Singling out and linkability of the first fold's release ``part`` (made from ``train``), with the
     held-out ``test`` rows as the control."""
-    from ppdm.attacks import linkability, singling_out
-
     t = trial.table
-    release, members, control = mixed_views(trial, [part], [_cap(train, t, 41), _cap(test, t, 42)])
-    so = singling_out(release, members, control, rng=_rng(t, 43))
-    return {"singling_out": policy_reading(so, getattr(t.policy, "singling_out_control", "audited")),
-            "linkability": linkability(release, members, control, rng=_rng(t, 44), label=t.label_name)}
+    views = mixed_views(trial, [part], [_cap(train, t, 41), _cap(test, t, 42)])
+    return anonymisation_of(views, seed=t.seed, label=t.label_name,
+                            control=getattr(t.policy, "singling_out_control", "audited"))
 
 
 def policy_reading(so: dict[str, Any], control: str) -> dict[str, Any]:

@@ -7,9 +7,8 @@ measures what the policy limits and what ranks the candidates:
   z-scores, norms, and the categories shown beside the numbers: :data:`~ppdm.attacks.FIRST_SPACES`), which
   settle most candidates that re-identify;
 * the first fold's release: the train-on-release models tested on its held-out real records (the ranking
-  utility, with each record's hit kept for paired comparisons), the values read off the row an attacker
-  finds for a person against people not in it, the sensitive columns' inference and the tests of
-  anonymisation.
+  utility, with each record's hit kept for paired comparisons) and the tests of singling out and
+  linkability, which settle most candidates that get past the linkage.
 
 Everything the first pass measures the full battery keeps: a limit broken here is broken for good, so a
 candidate that breaks one is not measured further.
@@ -59,7 +58,7 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     """
     from ppdm.attacks import FIRST_SPACES, run_attacks_named
     from ppdm.metrics import value_metrics
-    from ppdm.release.risk import risk_of, scalar_items, with_linked_risk
+    from ppdm.release.risk import risk_of, scalar_items
     from ppdm.release.select import policy_violations
 
     t0 = time.perf_counter()
@@ -76,11 +75,11 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     out: dict[str, Any] = {"method": method, "params": params, "value": value, "utility": {}, "attacks": attacks,
                            "risk": risk_of(attacks), "stage": "first pass"}
     if not policy_violations(out, table.policy):  # re-identified already: nothing below could change that
-        util, hits, linked, sensitive, tests = _first_fold(trial, clock)
+        util, hits, tests = _first_fold(trial, clock)
         out["utility"] = util
-        out["risk"] = with_linked_risk(out["risk"], linked, sensitive) | tests
-        # kept for the full battery, which measures the linkage over more spaces and reapplies these
-        out["held_out"] = {"linked": linked, "sensitive": sensitive, "tests": tests}
+        out["risk"] = out["risk"] | tests
+        # kept for the full battery, which measures the linkage over more spaces and keeps these
+        out["held_out"] = {"tests": tests}
         if hits is not None:
             out["hits"], out["hits_rows"] = pack_hits(hits), int(len(hits))
     out["seconds"] = time.perf_counter() - t0
@@ -88,18 +87,16 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     return out
 
 
-def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarray | None, Any, Any,
-                                                     dict[str, Any]]:
-    """The utility, the objective model's hits and the held-out risks (linked values, sensitive columns, the
-    tests of singling out and linkability) of the first fold's release; an objective that is not a
-    train-on-release accuracy is measured on the release of every row too (then there are no per-record hits
-    to compare)."""
+def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarray | None, dict[str, Any]]:
+    """The utility, the objective model's hits and the tests of singling out and linkability of the first
+    fold's release; an objective that is not a train-on-release accuracy is measured on the release of every
+    row too (then there are no per-record hits to compare)."""
     from ppdm.release.criteria import first_fold_tests
     from ppdm.release.utility import neighbour_preservation, utility_scores
 
     t = trial.table
     util: dict[str, float] = {}
-    hits = linked = sensitive = None
+    hits = None
     tests: dict[str, Any] = {}
     if t.folds:
         train, test = t.folds[0]
@@ -107,8 +104,6 @@ def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarra
         clock.lap("fold release")
         util, hits = _tstr(trial, part, test)
         clock.lap("train on release")
-        linked, sensitive = _held_out_risk(trial, part, test)
-        clock.lap("held-out risk")
         tests = first_fold_tests(trial, part, train, test)
         clock.lap("singling out and linkability")
     if t.objective not in util:  # an objective measured on the release itself
@@ -118,7 +113,7 @@ def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarra
             util.update(utility_scores(trial.release().design, t.y, seed=t.seed))
         clock.lap("utility")
         hits = None  # the ranking's measure is not per held-out record
-    return util, hits, linked, sensitive, tests
+    return util, hits, tests
 
 
 def _tstr(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
@@ -131,21 +126,3 @@ def _tstr(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str, float], 
     util = {k: 100.0 * float(v.mean()) for k, v in hits.items()}
     objective_hits = hits.get(t.objective, hits["tstr_knn_pct"])
     return util, objective_hits
-
-
-def _held_out_risk(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str, Any] | None, Any]:
-    """Values read off the row an attacker finds, and the sensitive columns' inference, for the people of the
-    first fold's release against its held-out real records."""
-    from ppdm.release.risk import linked_value_disclosure, sensitive_risk
-
-    t = trial.table
-    train = part.rows
-    codec = t.codec
-    if codec is None:
-        return linked_value_disclosure(t.X[train], part.design, t.X[test]), None
-    original = trial.original()
-    X_att = original.numbers if codec.numeric_names else t.X
-    linked = linked_value_disclosure(X_att[train], part.numbers, X_att[test])
-    sensitive = sensitive_risk(codec, t.X[train], t.X[test], part.design, original.take(train),
-                               original.take(test), part.published, trial.release().published, rows=train)
-    return linked, sensitive

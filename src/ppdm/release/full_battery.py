@@ -6,6 +6,8 @@ On top of a candidate's first pass (:mod:`ppdm.release.first_pass`), whose measu
   (raw, standardised and projected spaces, k-NN distance profiles, one-to-one matching; the first pass's
   spaces are merged in, so the linkage is the worst over all of them);
 * the train-on-release models on the further held-out folds, pooled with the first fold's;
+* the values read off the row an attacker finds for a person (the first fold's release, against its
+  held-out real records), the sensitive columns' inference, membership and the inference of every column;
 * the cross-validated accuracies on the release itself and the neighbour preservation.
 """
 
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 import time
 from typing import Any
+
+import numpy as np
 
 from ppdm.release.trial import SweepTable, Trial
 
@@ -62,8 +66,13 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
                                                   seed=table.seed, numeric=numeric)))
         util.update(pooled(scores))
         clock.lap("further folds")
+    linked = sensitive = None
+    if table.folds:
+        train, test = table.folds[0]
+        linked, sensitive = _held_out_risk(trial, trial.release(train, name="fold 0"), test)
+        clock.lap("held-out risk")
     held = first.get("held_out") or {}
-    risk = with_linked_risk(risk_of(attacks), held.get("linked"), held.get("sensitive")) | held.get("tests", {})
+    risk = with_linked_risk(risk_of(attacks), linked, sensitive) | held.get("tests", {})
     if table.folds:
         risk.update(_tests_of_the_folds(trial, method, params))
         clock.lap("membership and inference")
@@ -112,3 +121,21 @@ def _union(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     details["best_space"] = max(rates, key=lambda k: rates[k]) if rates else None
     return {**b, "success": rate, "reidentification_rate": rate, "details": details,
             "excess": max(0.0, rate - chance)}
+
+
+def _held_out_risk(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str, Any] | None, Any]:
+    """Values read off the row an attacker finds, and the sensitive columns' inference, for the people of the
+    first fold's release against its held-out real records."""
+    from ppdm.release.risk import linked_value_disclosure, sensitive_risk
+
+    t = trial.table
+    train = part.rows
+    codec = t.codec
+    if codec is None:
+        return linked_value_disclosure(t.X[train], part.design, t.X[test]), None
+    original = trial.original()
+    X_att = original.numbers if codec.numeric_names else t.X
+    linked = linked_value_disclosure(X_att[train], part.numbers, X_att[test])
+    sensitive = sensitive_risk(codec, t.X[train], t.X[test], part.design, original.take(train),
+                               original.take(test), part.published, trial.release().published, rows=train)
+    return linked, sensitive

@@ -209,9 +209,12 @@ def sensitive_risk(codec: Any, X_tr: np.ndarray, X_test: np.ndarray, B_t: np.nda
     out = {}
     for s in sensitive:
         numeric = s in codec.numeric_names
-        inf = attribute_inference(B_t[:, q], codec.values_of(released_t, s), X_tr[members][:, q],
-                                  codec.values_of(original_tr, s)[members], X_test[:, q],
-                                  codec.values_of(original_test, s), numeric=numeric)
+        def value(d: Any, s: str = s, numeric: bool = numeric) -> np.ndarray:
+            # a number as the design holds it (a gap at the column's median), a category as published
+            return d.numbers[:, codec.numeric_names.index(s)] if numeric else codec.values_of(d, s)
+
+        inf = attribute_inference(B_t[:, q], value(released_t), X_tr[members][:, q], value(original_tr)[members],
+                                  X_test[:, q], value(original_test), numeric=numeric)
         out[s] = {"attribute_inference": inf}
         if not numeric:
             qi_values = (np.column_stack([codec.values_of(published, c) for c in cat_qis]) if cat_qis

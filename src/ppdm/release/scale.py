@@ -90,6 +90,9 @@ def score_at_scale(
     first_batch: int = FIRST_BATCH,
     on_step: Any = None,
     sole_user: bool = False,
+    shown_names: Sequence[str] = (),
+    label_name: str | None = None,
+    singling_out_control: str = "audited",
 ) -> dict[str, Any]:
     """Score one candidate on every row of a large table (the confirmation stage; see the module).
 
@@ -104,11 +107,15 @@ def score_at_scale(
     ``on_step(what, done)``: called as each step starts, with the share of the work done before it (see
     :data:`STEP_SHARE`), so that a progress bar can show this candidate's own ETA. ``sole_user``: nothing
     else reads ``X`` while this runs, so its training rows are brought together in place instead of copied
-    (see :func:`training_rows_first`; ``X`` is as it was when this returns).
+    (see :func:`training_rows_first`; ``X`` is as it was when this returns). ``shown_names`` and ``label_name``
+    name the shown columns for the tests of anonymisation (singling out and linkability of a seeded sample
+    of the members against the held-out records), which read singling out's control as
+    ``singling_out_control`` says.
     """
     kw = {"preprocess": preprocess, "threat": threat, "seed": seed, "max_reidentification": max_reidentification,
           "key_seed": key_seed, "columns": columns, "seed_known": seed_known, "codec": codec, "targets": targets,
-          "first_batch": first_batch}
+          "first_batch": first_batch, "tests": {"shown_names": tuple(shown_names), "label": label_name,
+                                                "control": singling_out_control}}
     if not hasattr(X, "rows_in_place"):
         return _score(X, y, method, params, categories=categories, holdout=holdout, sole_user=sole_user,
                       on_step=on_step, **kw)
@@ -132,6 +139,7 @@ def _score(X: np.ndarray, y: np.ndarray | None, method: str, params: dict[str, A
     train, test = holdout if holdout is not None and y is not None else (
         np.arange(n, dtype=row_dtype(n)), np.zeros(0, dtype=row_dtype(n)))
     X_test, y_test = X[test], None if y is None else y[test]
+    shown_test = None if categories is None else categories[test]
     # the training rows are brought together in place when nothing else reads X meanwhile, and the label's
     # and the shown columns' with them: views of their first rows, not row-length copies
     beside = [a for a in (y, categories) if a is not None]
@@ -140,7 +148,7 @@ def _score(X: np.ndarray, y: np.ndarray | None, method: str, params: dict[str, A
     shown = None if categories is None else rows_beside.pop(0)
     try:
         return _measure(X, X_tr, X_test, y_tr, y_test, train, test, method, params, shown=shown, step=step, t0=t0,
-                        **kw)
+                        shown_test=shown_test, **kw)
     finally:
         del y_tr, shown  # views of rows about to move back
         restore()
@@ -184,10 +192,12 @@ def training_rows_first(X: np.ndarray, train: np.ndarray, test: np.ndarray, *, i
 def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarray | None,
              y_test: np.ndarray | None, train: np.ndarray, test: np.ndarray, method: str, params: dict[str, Any], *,
              preprocess: str, threat: str, seed: int, max_reidentification: float, key_seed: object,
-             columns: list[str] | None, shown: np.ndarray | None,
-             seed_known: bool, codec: Any, targets: int, first_batch: int, step: Any, t0: float) -> dict[str, Any]:
+             columns: list[str] | None, shown: np.ndarray | None, shown_test: np.ndarray | None,
+             seed_known: bool, codec: Any, targets: int, first_batch: int, step: Any, t0: float,
+             tests: dict[str, Any]) -> dict[str, Any]:
     """The body of :func:`score_at_scale`: ``X_tr``, ``y_tr`` and ``shown`` hold the rows ``train`` of ``X``,
-    the label and the shown columns (in that order); ``y_test`` the label's rows ``test``."""
+    the label and the shown columns (in that order); ``y_test`` and ``shown_test`` the label's and the shown
+    columns' rows ``test``; ``tests``: how the tests of anonymisation name and read them."""
     from ppdm.attacks import run_attacks_named
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics import value_metrics
@@ -231,6 +241,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     util = utility_scores(B, y_tr, seed=seed) if y_tr is not None else {}
     util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed, sample=1000)
     linked = sensitive = None
+    anonymisation: dict[str, Any] = {}
     if len(test) and y_test is not None:
         step("train on release")
         util.update(tstr_scores(B, y_tr, X_test, y_test, seed=seed,
@@ -240,6 +251,10 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
         if codec is not None:
             sensitive = sensitive_risk(codec, X_tr, X_test, B, original, original_test, published, published,
                                        rows=train, max_targets=targets, seed=seed)
+        step("tests of anonymisation")
+        anonymisation = _anonymisation(X_tr, X_test, B, codec, original if codec is not None else None,
+                                       original_test if codec is not None else None, published if codec is not None
+                                       else None, shown, shown_test, columns, tests, seed)
     # the targets: a seeded sample of the released rows, attacked in batches against every record
     # (copied out, so that the permutation of every row is freed)
     order = np.random.default_rng([seed, 11]).permutation(len(train))[:targets].copy()
@@ -263,7 +278,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
         attacks, risk = attack(order)
     step("done")
     n_targets = int(risk.get("reidentification_targets", min(len(order), len(train))))
-    risk = with_linked_risk(risk, linked, sensitive)
+    risk = with_linked_risk(risk, linked, sensitive) | anonymisation
     return {
         "method": method,
         "params": params,
@@ -285,11 +300,43 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
 
 
 
+#: members and held-out records the tests of anonymisation compare at most (seeded samples above)
+TEST_ROWS = 5000
+
+
+def _anonymisation(X_tr: np.ndarray, X_test: np.ndarray, B: np.ndarray, codec: Any, original: Any,
+                   original_test: Any, published: Any, shown: np.ndarray | None, shown_test: np.ndarray | None,
+                   columns: list[str] | None, tests: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Singling out and linkability of the release of the training rows against a seeded sample of them (at
+    most :data:`TEST_ROWS`) and of the held-out records."""
+    from ppdm.release.criteria import anonymisation_of, as_mixed
+
+    rng = np.random.default_rng([seed, 41])
+    m = np.sort(rng.choice(len(X_tr), TEST_ROWS, replace=False)) if len(X_tr) > TEST_ROWS else np.arange(len(X_tr))
+    c = np.sort(rng.choice(len(X_test), TEST_ROWS, replace=False)) if len(X_test) > TEST_ROWS else \
+        np.arange(len(X_test))
+
+    def side(rows: np.ndarray, cols: np.ndarray | None, n: int) -> np.ndarray:
+        return np.zeros((n, 0), dtype=object) if cols is None else cols[rows]
+
+    everyone = np.arange(len(B))
+    if codec is None:
+        parts = [(B, side(everyone, shown, len(B))), (X_tr[m], side(m, shown, len(m))),
+                 (X_test[c], side(c, shown_test, len(c)))]
+    else:
+        parts = [(published, side(everyone, shown, len(B))), (original.take(m), side(m, shown, len(m))),
+                 (original_test.take(c), side(c, shown_test, len(c)))]
+    views = as_mixed(parts, codec=codec, columns=columns or [f"x{j}" for j in range(X_tr.shape[1])],
+                     shown_names=tests["shown_names"])
+    return anonymisation_of(views, seed=seed, label=tests["label"], control=tests["control"])
+
+
 #: the share of a confirmation's time spent before each step starts, measured on the 1,000,000 x 20 Parquet
 #: table of the scale benchmark (copula, 2 cores: 94 s, settled by the first batch of targets); an open
 #: verdict's second batch is given the last quarter. A progress bar turns the shares into the candidate's ETA.
 STEP_SHARE = {"release": 0.0, "value metrics": 0.14, "utility": 0.21, "train on release": 0.27,
-              "linked values": 0.28, "attacks": 0.48, "more attacks": 0.75, "done": 1.0}
+              "linked values": 0.28, "tests of anonymisation": 0.30, "attacks": 0.48, "more attacks": 0.75,
+              "done": 1.0}
 
 
 class _Steps:

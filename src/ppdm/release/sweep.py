@@ -302,7 +302,8 @@ def _confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tuple[str, s
     from ppdm.release.scale import ONE_FINALIST_ABOVE
 
     kw = {"preprocess": cfg.preprocess, "threat": cfg.threat, "seed": seed,
-          "max_reidentification": cfg.policy.max_reidentification, **context}
+          "max_reidentification": cfg.policy.max_reidentification,
+          "singling_out_control": cfg.policy.singling_out_control, **context}
     if source is not None:
         return _score_jobs(source, y, jobs, cache, progress, f"confirming on all {n_rows:,} rows (on the cluster)",
                            fn, kw, lambda todo: None, steps=True)

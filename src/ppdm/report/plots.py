@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["tradeoff_png", "sweep_png", "per_column_png", "shepard_png", "histograms_png"]
+__all__ = ["tradeoff_png", "sweeps_png", "per_column_png", "shepard_png", "histograms_png"]
 
 _COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf"]
@@ -75,29 +75,42 @@ def tradeoff_png(record: dict[str, Any]) -> bytes:
     return _png(fig)
 
 
-def sweep_png(record: dict[str, Any], method: str) -> bytes | None:
-    """Utility and attack success against the candidate index (parameter order) of one mechanism."""
+def sweeps_png(record: dict[str, Any]) -> bytes | None:
+    """One panel per mechanism with several candidates: utility and attack success along its parameters (one
+    figure: a sweep of many mechanisms is read side by side, and drawn at once)."""
     plt = _plt()
     obj = record["policy"]["objective"]
-    pts = [c for c in record["candidates"] if c["method"] == method]
-    if len(pts) < 2:
+    methods = [m for m in dict.fromkeys(c["method"] for c in record["candidates"])
+               if sum(c["method"] == m for c in record["candidates"]) >= 2]
+    if not methods:
         return None
-    labels = [", ".join(f"{k}={v}" for k, v in c["params"].items()) or "default" for c in pts]
-    x = np.arange(len(pts))
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    ax.plot(x, [c["utility"].get(obj, np.nan) for c in pts], marker="o", label=obj)
-    ax2 = ax.twinx()
-    ax2.plot(x, [100 * c["risk"]["reidentification"] for c in pts], marker="s", color="#d62728",
-             label="re-identification %")
-    ax2.plot(x, [100 * c["risk"]["within_5pct"] for c in pts], marker="^", color="#ff7f0e",
-             label="values within 5 % (%)")
-    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("utility (%)")
-    ax2.set_ylabel("attack success (%)")
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="best")
-    ax.set_title(method)
+    cols = min(3, len(methods))
+    rows = -(-len(methods) // cols)
+    # fixed spacing: a constrained layout of many twin axes costs seconds to draw
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    fig.subplots_adjust(hspace=0.75, wspace=0.45, top=1 - 0.35 / rows)
+    legend: tuple[list[Any], list[str]] = ([], [])
+    for ax, method in zip(axes.ravel(), methods, strict=False):
+        pts = [c for c in record["candidates"] if c["method"] == method]
+        x = np.arange(len(pts))
+        ax.plot(x, [c["utility"].get(obj, np.nan) for c in pts], marker="o", label=obj)
+        ax2 = ax.twinx()
+        ax2.plot(x, [100 * c["risk"]["reidentification"] for c in pts], marker="s", color="#d62728",
+                 label="re-identification %")
+        ax2.plot(x, [100 * float((c["risk"].get("singling_out") or {}).get("risk", np.nan)) for c in pts],
+                 marker="^", color="#ff7f0e", label="singling out %")
+        varying = [k for k in pts[0]["params"] if len({str(c["params"].get(k)) for c in pts}) > 1]
+        ax.set_xticks(x, [", ".join(f"{k}={c['params'][k]}" for k in varying) or "default" for c in pts],
+                      rotation=30, ha="right", fontsize=7)
+        ax.set_title(method, fontsize=9)
+        ax.tick_params(axis="y", labelsize=7)
+        ax2.tick_params(axis="y", labelsize=7)
+        if not legend[0]:  # the first panel's lines, on both of its axes, name them all
+            (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), ax2.get_legend_handles_labels()
+            legend = (h1 + h2, l1 + l2)
+    for ax in axes.ravel()[len(methods):]:
+        ax.set_visible(False)
+    fig.legend(*legend, loc="upper center", ncols=3, fontsize=8)
     return _png(fig)
 
 

@@ -40,10 +40,11 @@ def render_report(record: dict[str, Any], plot_data: dict[str, Any]) -> str:
     figures = [("Privacy-utility trade-off", _data_uri(plots.tradeoff_png(record)),
                 "Each point is a candidate release; lower risk and higher utility are better. The black step is "
                 "the Pareto front, the red circle the chosen release, the dotted line the policy limit.")]
-    for method in sorted({c["method"] for c in record["candidates"]}):
-        uri = _data_uri(plots.sweep_png(record, method))
-        if uri:
-            figures.append((f"{method}: utility and attack success by parameter", uri, ""))
+    uri = _data_uri(plots.sweeps_png(record))
+    if uri:
+        figures.append(("Utility and attack success along each mechanism's parameters", uri,
+                        "One panel per mechanism tried with several parameters: the objective (left axis), "
+                        "re-identification and singling out (right axis)."))
     figures.append(("Per-attribute distortion", _data_uri(plots.per_column_png(record["per_column_re"])), ""))
     fid = _data_uri(plots.fidelity_png(record["fidelity"])) if record.get("fidelity") else None
     if fid:
