@@ -75,7 +75,8 @@ def test_univariate_predicates_are_anonymeters_and_each_isolates_one_released_ro
 def test_a_release_that_copies_its_members_singles_them_out(adult: pd.DataFrame) -> None:
     members, control = _split(adult, 1, (400, 150))
     r, m, c = from_frames([members, members, control])
-    res = singling_out(r, m, c, rng=np.random.default_rng(0), n_predicates=200)
+    # budget=1: shares over the predicates found, so that a copy scores exactly 1
+    res = singling_out(r, m, c, rng=np.random.default_rng(0), n_predicates=200, budget=1)
     for f in FAMILIES:
         # every predicate isolating one released row isolates that member: main is 1, so the risk is 1
         assert res[f]["n_predicates"] > 50
@@ -125,11 +126,14 @@ def test_duplicates_count_once_as_anonymeter_counts_them() -> None:
     members = pd.DataFrame({"x": [1.0, 1.0, 2.0, 2.0], "k": ["a", "a", "b", "b"]})  # two records, each twice
     control = pd.DataFrame({"x": [7.0, 8.0], "k": ["e", "f"]})
     r, m, c = from_frames([release, members, control])
-    res = singling_out(r, m, c, rng=np.random.default_rng(0), n_predicates=50)
+    res = singling_out(r, m, c, rng=np.random.default_rng(0), n_predicates=50, budget=1)
     uni = res["univariate"]
     # released (1, a), (3, c), (4, d): x <= 1, x >= 4, x == 1, x == 3, x == 4, k == a, k == c, k == d; of these
     # x <= 1, x == 1 and k == a isolate the deduplicated member (1, a), none would isolate a duplicated one
     assert uni["n_predicates"] == 8 and uni["main"] == pytest.approx(3 / 8) and uni["control"] == 0.0
+    # over the default budget of 300 predicates, as anonymeter counts successes over its n_attacks
+    uni = singling_out(r, m, c, rng=np.random.default_rng(0), n_predicates=50)["univariate"]
+    assert uni["budget"] == 300 and uni["main"] == pytest.approx(3 / 300)
 
 
 def test_control_scale_is_anonymeters_ratio() -> None:
