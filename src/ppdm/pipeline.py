@@ -138,7 +138,19 @@ def perturb(
         # the numeric block, its scaled copy, the release, its original-units copy and the output frame
         check_dense(len(df), len(schema.released), PERTURB_COPIES, f"releasing {len(df)} x {len(schema.released)} "
                     "in memory", "use --backend dask (releases partition by partition; backend='dask' in Python)")
-        if entry.categorical and not all(pd.api.types.is_numeric_dtype(df[c]) for c in schema.released):
+        from ppdm.flow.synthesis import release_whole_table, releases_table
+
+        out_df = None
+        if releases_table(mech):
+            # a synthesiser of the whole record releases every column, the label included, in its type (see
+            # ppdm.flow.synthesis); the id is replaced by pseudonyms below
+            if partition_rows is not None or partition_columns is not None:
+                raise ParameterError(f"method '{method}' synthesises whole records; it cannot be partitioned")
+            out_df, schema = release_whole_table(df, mech, id=id, label=label, columns=columns, drop=drop)
+            X = released = re = None
+            n_out, m_out = len(out_df), len(schema.released) + (schema.label is not None)
+            scaler = Scaler("none").fit(np.zeros((2, 1)))
+        elif entry.categorical and not all(pd.api.types.is_numeric_dtype(df[c]) for c in schema.released):
             # categorical/mixed input: the mechanism works on the frame (its dissimilarity scales the columns)
             if partition_rows is not None or partition_columns is not None:
                 raise ParameterError(f"method '{method}' cannot be partitioned when categorical columns are released")
@@ -151,19 +163,20 @@ def perturb(
                 mech = wrap_partition(mech, df, schema, partition_rows, partition_columns)
             y = df[schema.label].to_numpy() if schema.label is not None else None
             released, scaler = perturb_array(X, mech, preprocess=preprocess, release_units=release_units, y=y)
-        if not np.isfinite(released).all():
-            raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
-        same_shape = X is not None and released.shape == X.shape
-        n_out, m_out = released.shape
-        re = relative_error(X, released) if same_shape else None
-        if same_shape:
-            out_df = schema.assemble(df, released)
-        else:
-            # dimension-changing mechanisms (NMDS, projections to p columns) release new columns
-            names = list(mech.get_feature_names_out()) if hasattr(mech, "get_feature_names_out") else []
-            if len(names) != released.shape[1] or any(n in schema.released for n in names):
-                names = [f"d{k + 1}" for k in range(released.shape[1])]
-            out_df = schema.assemble_new(df, released, [str(n) for n in names])
+        if out_df is None:
+            if not np.isfinite(released).all():
+                raise InputError("the release has non-finite values (the input is too close to overflow); rescale it")
+            same_shape = X is not None and released.shape == X.shape
+            n_out, m_out = released.shape
+            re = relative_error(X, released) if same_shape else None
+            if same_shape:
+                out_df = schema.assemble(df, released)
+            else:
+                # dimension-changing mechanisms (NMDS, projections to p columns) release new columns
+                names = list(mech.get_feature_names_out()) if hasattr(mech, "get_feature_names_out") else []
+                if len(names) != released.shape[1] or any(n in schema.released for n in names):
+                    names = [f"d{k + 1}" for k in range(released.shape[1])]
+                out_df = schema.assemble_new(df, released, [str(n) for n in names])
         del X, released  # the frame holds the release now: a large table is shuffled with one copy alive
         out_df, identity = hide_identity(out_df, schema.id, key, keep_ids=keep_ids)
         from ppdm.data import formulas
@@ -187,6 +200,8 @@ def perturb(
         for attr in ("stress_", "linear_leak_"):
             if hasattr(mech, attr):
                 summary[attr.rstrip("_")] = getattr(mech, attr)
+        if releases_table(mech):
+            summary["guarantee"] = mech.guarantee()
         # both written in full before either replaces its predecessor, the state (the key) last: a run that
         # fails leaves the earlier release and its state as they were
         from ppdm.data.io import publish_together, table_format

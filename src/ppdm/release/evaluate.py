@@ -410,7 +410,7 @@ def score_candidate(
     import warnings
 
     from ppdm.attacks import run_attacks_named
-    from ppdm.flow.arrays import perturb_array
+    from ppdm.flow.synthesis import release_design, with_label
     from ppdm.metrics import value_metrics
     from ppdm.release.candidates import build_candidate, numeric_part
 
@@ -418,10 +418,11 @@ def score_candidate(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mech = build_candidate(method, params, random_state=seed if key_seed is None else key_seed, codec=codec)
-        B, _ = perturb_array(X, mech, preprocess=preprocess, y=y)
+        # a mechanism that synthesises the whole record releases its own label (see ppdm.flow.synthesis)
+        B, y_rel = release_design(X, mech, preprocess=preprocess, y=y, codec=codec)
     if B.shape != X.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
-    X_att, B_att, cats_o, cats_r = X, B, categories, categories
+    X_att, B_att, cats_o, cats_r = X, B, categories, with_label(categories, y_rel, y)
     if codec is not None:
         # scored as published: decoded (rounded, clipped, categories chosen) and re-encoded
         original, published = codec.decode_parts(X), codec.decode_parts(B, rng=draws(key_seed, seed, 1))
@@ -431,7 +432,7 @@ def score_candidate(
             columns = codec.numeric_names
         side = np.zeros((X.shape[0], 0), dtype=object) if categories is None else categories
         cats_o = np.column_stack([codec.filled(original), side])
-        cats_r = np.column_stack([codec.filled(published), side])
+        cats_r = np.column_stack([codec.filled(published), with_label(side, y_rel, y)])
     value = value_metrics(X_att, B_att)
     # the attacker knows the mechanism and its parameters (Kerckhoffs); a key drawn from OS entropy is beyond
     # any seed scan, so the seed search runs only when the seed was chosen by the user
@@ -465,29 +466,30 @@ def score_candidate(
     objective = None if screening is None else screening["objective"]
     util = {}
     if objective is None or objective in ("knn_pct", "svm_pct", "kmeans_pct"):
-        util = utility_scores(B, y, seed=seed)
+        util = utility_scores(B, y_rel, seed=seed)
     if objective is None or objective == "neighbour_pct":
         util["neighbour_pct"] = neighbour_preservation(X, B, seed=seed)
     linked, sensitive = None, None
     if holdout is not None and y is not None:
         train, test = holdout
 
-        def fit_on(rows: np.ndarray) -> tuple[np.ndarray, Any]:
+        def fit_on(rows: np.ndarray) -> tuple[np.ndarray, Any, Any]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 mech_t = build_candidate(method, params, random_state=seed if key_seed is None else key_seed,
                                          codec=codec)
-                B_rows, _ = perturb_array(X[rows], mech_t, preprocess=preprocess, y=y[rows])
+                B_rows, y_rows = release_design(X[rows], mech_t, preprocess=preprocess, y=y[rows], codec=codec)
             if codec is None:
-                return B_rows, None
+                return B_rows, None, y_rows
             pub = codec.decode_parts(B_rows, rng=draws(key_seed, seed, 2))
-            return codec.encode_decoded(pub), pub
+            return codec.encode_decoded(pub), pub, y_rows
 
-        B_t, published_t = fit_on(train)
+        B_t, published_t, y_t = fit_on(train)
         numeric = None if codec is None else codec.numeric_index_
-        scores = [(len(test), tstr_scores(B_t, y[train], X[test], y[test], seed=seed, numeric=numeric))]
+        scores = [(len(test), tstr_scores(B_t, y_t, X[test], y[test], seed=seed, numeric=numeric))]
         for tr, te in more_folds or ():
-            scores.append((len(te), tstr_scores(fit_on(tr)[0], y[tr], X[te], y[te], seed=seed, numeric=numeric)))
+            B_f, _, y_f = fit_on(tr)
+            scores.append((len(te), tstr_scores(B_f, y_f, X[te], y[te], seed=seed, numeric=numeric)))
         util.update(pooled(scores))
         if codec is not None and B_t.shape == X[train].shape:
             B_t_att = published_t.numbers if codec.numeric_names else B_t

@@ -45,8 +45,9 @@ def tradeoff_png(record: dict[str, Any]) -> bytes:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k, m in enumerate(methods):
         pts = [c for c in cands if c["method"] == m]
-        ax.scatter([_risk(c) for c in pts], [c["utility"][obj] for c in pts], color=_COLOURS[k % 10], label=m,
-                   alpha=0.8)
+        formal = any(c.get("guarantee") for c in pts)  # formally private candidates: diamonds
+        ax.scatter([_risk(c) for c in pts], [c["utility"][obj] for c in pts], color=_COLOURS[k % 10],
+                   label=f"{m} (formally private)" if formal else m, alpha=0.8, marker="D" if formal else "o")
     front = sorted((c for c in cands if c.get("pareto")), key=_risk)
     if front:
         ax.step([_risk(c) for c in front], [c["utility"][obj] for c in front], where="post", color="black",
