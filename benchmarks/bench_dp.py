@@ -185,7 +185,7 @@ def audit(runs: int = 60) -> tuple[float, float, int, int]:
     x = rng.integers(0, 2, 200).astype(float)
     y = np.where(x == 1, "a", "b")
     D, yD = x[:, None], y
-    Dp, yDp = np.vstack([D, [[2.0]]]), np.r_[y, "b"]
+    Dp, yDp = np.vstack([D, [[2.0]]]), np.append(y, "b")
     hits = []
     for X, yy in ((D, yD), (Dp, yDp)):
         n_hit = 0

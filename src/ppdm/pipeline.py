@@ -115,6 +115,9 @@ def perturb(
 
         if check_backend(backend) == "numpy":
             raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
+        if getattr(registry.get(method).load(), "_releases_table", False):
+            raise ParameterError(f"method '{method}' synthesises the whole table from its marginals in memory; "
+                                 "leave out --backend dask")
         return load(backend).perturb(  # type: ignore[no-any-return]
             source, method=method, params=params, id=id, label=label, columns=columns, drop=drop,
             drop_other=drop_other, preprocess=preprocess, release_units=release_units,

@@ -207,8 +207,9 @@ class DPGaussianCopula(Mechanism):
         """The guarantee of a release with these parameters, in words a data steward can quote."""
         eps, delta = params.get("epsilon", 1.0), params.get("delta", 1e-6)
         return (f"({eps:g}, {delta:g})-differential privacy for one record's numeric values changed (OpenDP's "
-                "accountant). Public: the number of records and each record's label (published unchanged), and "
-                "the standardisation's means and deviations in a release sweep.")
+                "accountant). Public: the number of records and each record's label (published unchanged); in a "
+                "release sweep the standardisation's means and deviations, and for a whole table each column's "
+                "observed range, its categories and where its gaps are.")
 
     # -- fitting ------------------------------------------------------------------------------------
 

@@ -162,7 +162,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
         | {"preprocess": cfg.preprocess, "candidate": describe(chosen["method"], chosen["params"])},
         # a formal guarantee of the published table (dp-copula): epsilon, delta and what it does not cover
-        **({"guarantee": guarantee_of(mech, cfg, schema, label_kept=y_out is y)}
+        **({"guarantee": guarantee_of(mech, cfg, schema, label_kept=y_out is y, design=codec is not None and not own)}
            if callable(getattr(mech, "guarantee", None)) else {}),
         **({"skipped_methods": skipped} if (skipped := skipped_defaults()) else {}),
         "candidates": with_stated_guarantees(cands),
@@ -245,11 +245,17 @@ def with_stated_guarantees(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cands
 
 
-def guarantee_of(mech: Any, cfg: ReleaseConfig, schema: Any = None, *, label_kept: bool = True) -> dict[str, Any]:
-    """The mechanism's own guarantee, with what the release around it adds outside the guarantee."""
+def guarantee_of(mech: Any, cfg: ReleaseConfig, schema: Any = None, *, label_kept: bool = True,
+                 design: bool = False) -> dict[str, Any]:
+    """The mechanism's own guarantee, with what the release around it adds outside the guarantee (``design``:
+    the mechanism released a whole table's design, made and decoded with the table's own statistics)."""
     g = dict(mech.guarantee())
     extra = ["the scores in this record and the choice among the candidates (computed on the original table; "
              "the published table is a fresh fit of the chosen parameters)"]
+    if design:
+        extra.insert(0, "the whole table's design: numbers standardised with the table's means and deviations and "
+                        "published within each column's observed range, categories among the table's, gaps put "
+                        "back where the original has them")
     if schema is not None and schema.passthrough:
         extra.insert(0, f"the columns passed through unchanged ({', '.join(schema.passthrough)})")
     if schema is not None and schema.label and label_kept and getattr(mech, "_releases_label", False):
