@@ -1,7 +1,8 @@
 """The sweep's first pass: what every candidate gets, cheap enough to run for all of them.
 
-A candidate is released once from every row and once from the first fold's training rows. The first pass
-measures what the policy limits and what ranks the candidates:
+A candidate is released once from every row and once from the first fold's training rows (a synthesiser of
+whole records, whose every release fits a model, only from the first fold's, which its linkage then takes
+for the release of every row). The first pass measures what the policy limits and what ranks the candidates:
 
 * the release of every row: its distortion, and the population attacker's cheapest linkages (population
   z-scores, norms, and the categories shown beside the numbers: :data:`~ppdm.attacks.FIRST_SPACES`), which
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdm.release.trial import SweepTable, Trial
+from ppdm.release.trial import SweepTable, Trial, synthesises_records
 
 __all__ = ["first_pass", "pack_hits", "unpack_hits", "Clock"]
 
@@ -64,9 +65,12 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     t0 = time.perf_counter()
     clock = Clock()
     trial = Trial(table, method, params)
-    whole = trial.release()
+    # a synthesiser of whole records costs a model per release: its first pass makes one, the first fold's,
+    # and links it to that fold's records (the full battery links the release of every row)
+    on_fold = bool(table.folds) and synthesises_records(method)
+    screened = trial.release(table.folds[0][0], name="fold 0") if on_fold else trial.release()
     clock.lap("release")
-    X_att, B_att, cats, columns = trial.attack_view(whole)
+    X_att, B_att, cats, columns = trial.attack_view(screened)
     value = value_metrics(X_att, B_att)
     attacks = [scalar_items(r.to_dict()) for r in run_attacks_named(
         X_att, B_att, table.threat, attacks=["linkage"], random_state=table.seed, n_seeds=1, columns=columns,
@@ -74,6 +78,8 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     clock.lap("linkage")
     out: dict[str, Any] = {"method": method, "params": params, "value": value, "utility": {}, "attacks": attacks,
                            "risk": risk_of(attacks), "stage": "first pass"}
+    if on_fold:
+        out["linkage_on"] = "the first fold's release"
     if not policy_violations(out, table.policy):  # re-identified already: nothing below could change that
         util, hits, tests = _first_fold(trial, clock)
         out["utility"] = util

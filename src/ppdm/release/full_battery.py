@@ -48,8 +48,9 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     rest = [scalar_items(r.to_dict()) for r in run_attacks_named(
         X_att, B_att, table.threat, attacks=battery(table), random_state=table.seed, n_seeds=1, columns=columns,
         categories=cats, mechanism=trial.mechanism(), seed_scan=1000 if table.seed_known else 0,
-        spaces=LINKAGE_SPACES - FIRST_SPACES)]
-    attacks = _merge_linkage(first["attacks"], rest)
+        spaces=LINKAGE_SPACES if first.get("linkage_on") else LINKAGE_SPACES - FIRST_SPACES)]
+    # the first pass's linkage spaces merged in, unless it linked another release (a synthesiser's fold)
+    attacks = rest if first.get("linkage_on") else _merge_linkage(first["attacks"], rest)
     clock.lap("attacks")
     util = dict(first["utility"])
     if table.y is not None:
@@ -77,6 +78,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
         risk.update(_tests_of_the_folds(trial, method, params))
         clock.lap("membership and inference")
     out = dict(first)
+    out.pop("linkage_on", None)
     out.update({"utility": util, "attacks": attacks, "risk": risk, "stage": "full battery",
                 "seconds": first.get("seconds", 0.0) + time.perf_counter() - t0,
                 "timings": {**first.get("timings", {}), "full battery": clock.laps}})

@@ -145,6 +145,10 @@ def _run(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: 
             bar.advance(weight)
         else:
             todo.append(i)
+    # the costliest candidates first, so that no worker is left with one at the end while the others idle
+    from ppdm.release.trial import synthesises_records
+
+    todo.sort(key=lambda i: not synthesises_records(jobs[i][1]))
     fn = _first if stage == "first" else _full
     calls = [delayed(_guarded)(i, fn, table, jobs[i][1], jobs[i][2], None if firsts is None else firsts[i])
              for i in todo]

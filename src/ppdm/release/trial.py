@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SweepTable", "Trial", "Released"]
+__all__ = ["SweepTable", "Trial", "Released", "synthesises_records"]
 
 
 @dataclass(frozen=True)
@@ -163,3 +163,13 @@ class Trial:
 
         replayed, replayed_params = numeric_part(self.method, self.params)
         return {"method": replayed, "params": replayed_params, "preprocess": self.table.preprocess, "y": self.table.y}
+
+
+def synthesises_records(method: str) -> bool:
+    """Whether a candidate's mechanism synthesises whole records from a fitted model (see
+    :mod:`ppdm.flow.synthesis`): every release of it is a model's fit, the costliest of the sweep."""
+    from ppdm.registry import MECHANISMS
+    from ppdm.release.candidates import split_method
+
+    entry = MECHANISMS.get(split_method(method)[0])
+    return bool(entry is not None and getattr(entry.load(), "_releases_table", False))
