@@ -178,9 +178,16 @@ class Workbench:
     def start_choice(self, name: str, reason: str) -> Job:
         """Release the steward's candidate ``name`` with ``reason``: the same sweep (scored from the cache) and
         the same output layer, replacing the policy's release this workbench published."""
+        from ppdm.release.override import candidate_name, choosable, clean_reason
+
         cfg, table, out = self._ready()
         if self.record is None:
             raise ParameterError("run the sweep first: a candidate is chosen from its results")
+        reason = clean_reason(reason)
+        c = next((c for c in self.record["candidates"] if candidate_name(c) == name), None)
+        refused = "it is not a candidate of the last sweep" if c is None else choosable(c, cfg.policy)
+        if refused is not None:
+            raise ParameterError(f"candidate '{name}' cannot be chosen: {refused}")
         return self.runner.start("choice", lambda: self._release(cfg, table, out, force=True, choose=name,
                                                                  reason=reason), on_done=self._keep)
 

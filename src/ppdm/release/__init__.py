@@ -68,8 +68,10 @@ def _check_choice(choose: str | None, reason: str | None) -> None:
 
     if reason is not None and choose is None:
         raise ParameterError("--reason explains a steward's --choose; give the candidate with --choose NAME")
-    if choose is not None and not " ".join((reason or "").split()):
-        raise ParameterError("--choose needs the reason, in words (--reason \"...\"); it is kept in the record")
+    if choose is not None:
+        from ppdm.release.override import clean_reason
+
+        clean_reason(reason)
 
 
 def release(source: str | os.PathLike[str] | pd.DataFrame, *, output_dir: str | os.PathLike[str],

@@ -12,7 +12,7 @@ from typing import Any
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["MAX_REASON", "candidate_name", "choosable", "apply_choice"]
+__all__ = ["MAX_REASON", "candidate_name", "choosable", "clean_reason", "apply_choice"]
 
 #: the longest reason kept in the record (a paragraph, not a document)
 MAX_REASON = 2000
@@ -44,6 +44,18 @@ def choosable(c: dict[str, Any], policy: Any) -> str | None:
     return None
 
 
+def clean_reason(reason: str | None) -> str:
+    """The steward's reason on one line (runs of spaces and line breaks as one space); refused when empty or
+    longer than :data:`MAX_REASON`."""
+    text = " ".join((reason or "").split())
+    if not text:
+        raise ParameterError("choosing a candidate other than the policy's needs the reason, in words "
+                             "(--reason \"...\"); it is kept in the record")
+    if len(text) > MAX_REASON:
+        raise ParameterError(f"the reason is {len(text)} characters long; keep it under {MAX_REASON}")
+    return text
+
+
 def apply_choice(cands: list[dict[str, Any]], best: int, choose: str, reason: str | None,
                  policy: Any) -> tuple[int, dict[str, Any]]:
     """Mark the steward's candidate ``choose`` (its :func:`candidate_name`) as chosen in place of ``best``.
@@ -52,12 +64,7 @@ def apply_choice(cands: list[dict[str, Any]], best: int, choose: str, reason: st
     Raises :class:`ParameterError` when the reason is missing, the name matches no scored candidate, or that
     candidate cannot be chosen (:func:`choosable`).
     """
-    text = " ".join((reason or "").split())
-    if not text:
-        raise ParameterError("choosing a candidate other than the policy's needs the reason, in words "
-                             "(--reason \"...\"); it is kept in the record")
-    if len(text) > MAX_REASON:
-        raise ParameterError(f"the reason is {len(text)} characters long; keep it under {MAX_REASON}")
+    text = clean_reason(reason)
     names = [candidate_name(c) for c in cands]
     wanted = "".join(choose.split())
     matches = [i for i, n in enumerate(names) if "".join(n.split()) == wanted]
