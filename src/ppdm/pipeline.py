@@ -135,6 +135,9 @@ def perturb(
 
         if check_backend(backend) == "numpy":
             raise ParameterError("--scheduler applies to the dask backend; add --backend dask")
+        if getattr(registry.get(method).load(), "_releases_table", False):
+            raise ParameterError(f"method '{method}' synthesises the whole table from its marginals in memory; "
+                                 "leave out --backend dask")
         return load(backend).perturb(  # type: ignore[no-any-return]
             source, method=method, params=params, id=id, label=label, columns=columns, drop=drop,
             drop_other=drop_other, preprocess=preprocess, release_units=release_units,
@@ -160,7 +163,20 @@ def perturb(
         partitioned = partition_rows is not None or partition_columns is not None
         frame_mechanism = entry.categorical and any(
             i.treatment == "perturbed" and i.type not in ("continuous", "integer") for i in infos)
-        if columns is None and not partitioned and not frame_mechanism and is_whole_table(df, infos):
+        from ppdm.flow.synthesis import release_whole_table, releases_table
+
+        if releases_table(mech):
+            # a synthesiser of the whole record releases every column, the label included, in its type (see
+            # ppdm.flow.synthesis); the id is replaced by pseudonyms below
+            if partitioned:
+                raise ParameterError(f"method '{method}' synthesises whole records; it cannot be partitioned")
+            out_df, schema = release_whole_table(df, mech, id=id, label=label, columns=columns,
+                                                 drop=dropped_columns(infos, drop))
+            re = None
+            numeric_out = [c for c in schema.released if pd.api.types.is_numeric_dtype(out_df[c])]
+            n_out, m_out = len(out_df), len(schema.released) + (schema.label is not None)
+            scaler = Scaler("none").fit(np.zeros((2, 1)))
+        elif columns is None and not partitioned and not frame_mechanism and is_whole_table(df, infos):
             if release_units != "original":
                 raise ParameterError("--release-units preprocessed applies to tables of continuous numbers; this "
                                      "table is released whole (categories, integers, dates or gaps): drop the option")
@@ -201,6 +217,8 @@ def perturb(
         for attr in ("stress_", "linear_leak_"):
             if hasattr(mech, attr):
                 summary[attr.rstrip("_")] = getattr(mech, attr)
+        if releases_table(mech):
+            summary["guarantee"] = mech.guarantee()
         # both written in full before either replaces its predecessor, the state (the key) last: a run that
         # fails leaves the earlier release and its state as they were
         publish_release(out_df, out_path, state_path, lambda p, fps: save_release_state(

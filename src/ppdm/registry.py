@@ -95,6 +95,15 @@ MECHANISMS: dict[str, MechanismEntry] = {
                        "(epsilon, delta)-DP synthetic records: a Gaussian copula of noisy marginals and "
                        "correlations measured with OpenDP (extra: ppdm[dp])",
                        {"epsilon": 4.0, "bounds": 4.0, "n_bins": 8}, requires="opendp", extra="dp"),
+        MechanismEntry("dp-mst", "ppdm.mechanisms.dp_select:DPMST",
+                       "(epsilon, delta)-DP synthetic records of the whole record, label included: MST (one-way "
+                       "marginals, a private maximum spanning tree of two-way marginals, Private-PGM; extra: "
+                       "ppdm[dp])", {"epsilon": 4.0, "n_bins": 4}, categorical=True, requires="mbi", extra="dp"),
+        MechanismEntry("dp-aim", "ppdm.mechanisms.dp_select:DPAIM",
+                       "(epsilon, delta)-DP synthetic records of the whole record, label included: AIM (workload "
+                       "marginals chosen adaptively, the label's pairs first; Private-PGM; extra: ppdm[dp])",
+                       {"epsilon": 4.0, "n_bins": 4, "rounds": 1, "per_round": 2}, categorical=True,
+                       requires="mbi", extra="dp"),
         MechanismEntry("rp-liu", "ppdm.mechanisms.reduction:LiuRandomProjection",
                        "random projection to p columns, 1/(sqrt(p) sigma) scaling or orthonormal",
                        {"n_components": 2}),

@@ -59,6 +59,11 @@ def family_of(method: str) -> str:
     return split_method(method)[0]
 
 
+def _formal(c: dict[str, Any]) -> bool:
+    """Whether the candidate carries a formal guarantee (differential privacy), as the record states it."""
+    return bool(c.get("guarantee")) or c["method"].startswith("dp-")
+
+
 def _risk_value(c: dict[str, Any], key: str) -> float | None:
     v = c["risk"].get(key)
     if isinstance(v, dict):
@@ -78,7 +83,7 @@ def frontier_points(record: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         name = candidate_name(c)
         point = {"index": i, "name": name, "family": family_of(c["method"]),
-                 "guarantee": "differential privacy" if c["method"].startswith("dp-") else "none (measured only)",
+                 "guarantee": "differential privacy" if _formal(c) else "none (measured only)",
                  "utility": round(float(c["utility"][obj]), 3), "stage": c.get("stage", "full battery"),
                  "verdict": c.get("verdict", ""), "pareto": bool(c.get("pareto")),
                  "mark": ("released" if c.get("chosen") else
@@ -147,6 +152,9 @@ def unprotected(c: dict[str, Any], record: dict[str, Any]) -> list[str]:
     kept = [x for x in (record["input"].get("label"), *record["input"].get("passthrough", [])) if x]
     if kept:
         out.append("Released unchanged: " + ", ".join(kept) + " (its values are the original's).")
-    if not c["method"].startswith("dp-"):
+    if _formal(c):
+        out.append(f"Its formal guarantee: {c['guarantee']}" if isinstance(c.get("guarantee"), str) else
+                   "Its formal guarantee covers the mechanism only; see the record for what it does not cover.")
+    else:
         out.append("No formal guarantee: the protection is what the attacks above measured, against this threat.")
     return out

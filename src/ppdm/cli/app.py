@@ -171,7 +171,12 @@ def perturb(
             c.print(f"escaped {what}")
         else:  # a warning, with the others on stderr (stdout may be the release itself)
             print(f"warning: {what}; --escape-formulas prefixes them with '", file=sys.stderr)
-    fig = f"RE = {s['re']:.4f}" if "re" in s else f"stress-1 = {s.get('stress', float('nan')):.4f}"
+    if "guarantee" in s:  # a synthesiser of the whole record: its formal guarantee, not a distortion figure
+        g = s["guarantee"]
+        fig = (f"({g['epsilon']:g}, {g['delta']:g})-differential privacy for {g['unit']}; public: "
+               f"{'; '.join(g['public'])}")
+    else:
+        fig = f"RE = {s['re']:.4f}" if "re" in s else f"stress-1 = {s.get('stress', float('nan')):.4f}"
     c.print(f"{fig}   preprocess = {s['preprocess']}   {s['seconds']:.2f} s"
             + (f"   state -> {res.state} (secret; keep it private)" if res.state else ""))
 

@@ -6,6 +6,7 @@ from ppdm.mechanisms.base import Mechanism
 from ppdm.mechanisms.cart import CARTSynthesis
 from ppdm.mechanisms.categorical import PRAM, LocalSuppression, RareCategoryRecoding
 from ppdm.mechanisms.combined import Combined
+from ppdm.mechanisms.dp_select import DPAIM, DPMST  # import without mbi or OpenDP; fitting needs ppdm[dp]
 from ppdm.mechanisms.dp_synthetic import DPGaussianCopula  # imports without OpenDP; fitting needs ppdm[dp]
 from ppdm.mechanisms.incremental import IncrementalSVD
 from ppdm.mechanisms.microaggregation import MDAV
@@ -36,7 +37,9 @@ __all__ = [
     "Combined",
     "CorrelatedNoise",
     "DCTReduction",
+    "DPAIM",
     "DPGaussianCopula",
+    "DPMST",
     "GaussianCopula",
     "IncrementalSVD",
     "LiuRandomProjection",

@@ -60,7 +60,8 @@ def opendp_prelude() -> Any:
         import opendp.prelude as dp
     except ImportError:
         raise MissingDependencyError(
-            "the dp-copula mechanism needs OpenDP; install it with: pip install 'ppdm[dp]'"
+            "the formally private mechanisms (dp-copula, dp-mst, dp-aim) need OpenDP; install it with: "
+            "pip install 'ppdm[dp]'"
         ) from None
     dp.enable_features("contrib", "honest-but-curious")
     return dp
@@ -201,6 +202,15 @@ class DPGaussianCopula(Mechanism):
             "not_covered": not_covered,
             "noise": "OpenDP's cryptographically secure generator (no seed repeats it)",
         }
+
+    @classmethod
+    def stated_guarantee(cls, params: dict[str, Any]) -> str:
+        """The guarantee of a release with these parameters, in words a data steward can quote."""
+        eps, delta = params.get("epsilon", 1.0), params.get("delta", 1e-6)
+        return (f"({eps:g}, {delta:g})-differential privacy for one record's numeric values changed (OpenDP's "
+                "accountant). Public: the number of records and each record's label (published unchanged); in a "
+                "release sweep the standardisation's means and deviations, and for a whole table each column's "
+                "observed range, its categories and where its gaps are.")
 
     # -- fitting ------------------------------------------------------------------------------------
 

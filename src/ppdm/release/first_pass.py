@@ -110,7 +110,7 @@ def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarra
         if t.objective == "neighbour_pct":
             util["neighbour_pct"] = neighbour_preservation(t.X, trial.release().design, seed=t.seed)
         elif t.y is not None:
-            util.update(utility_scores(trial.release().design, t.y, seed=t.seed))
+            util.update(utility_scores(trial.release().design, trial.release().label, seed=t.seed))
         clock.lap("utility")
         hits = None  # the ranking's measure is not per held-out record
     return util, hits, tests

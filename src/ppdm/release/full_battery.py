@@ -53,7 +53,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     clock.lap("attacks")
     util = dict(first["utility"])
     if table.y is not None:
-        util.update(utility_scores(whole.design, table.y, seed=table.seed))
+        util.update(utility_scores(whole.design, whole.label, seed=table.seed))
     util["neighbour_pct"] = neighbour_preservation(table.X, whole.design, seed=table.seed)
     clock.lap("utility")
     if table.folds and len(table.folds) > 1:

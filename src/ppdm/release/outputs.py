@@ -56,6 +56,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     from ppdm.data.io import write_table
     from ppdm.flow.arrays import perturb_array
     from ppdm.flow.artifacts import identity_summary, save_release_state
+    from ppdm.flow.synthesis import label_values, release_frame, released_label, releases_table
     from ppdm.keys import hide_identity, release_order, shuffle_rows
     from ppdm.release.candidates import build_candidate, column_treatments, describe
     from ppdm.release.summary import plot_data, summary_text
@@ -69,20 +70,34 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mech = build_candidate(chosen["method"], chosen["params"], random_state=mech_seed, codec=codec)
-        B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
+        own = codec is not None and releases_table(mech)
+        if own:
+            # a synthesiser of the whole record is given the table itself and publishes its own values, gaps
+            # and label (see ppdm.flow.synthesis)
+            from ppdm.data.preprocess import Scaler
+
+            synthetic, y_out, decoded = release_frame(df, mech, codec, y)
+            scaler = Scaler("none").fit(np.zeros((2, 1)))
+            # the figures compare designs when the table has no numbers
+            B = None if codec.numeric_names else codec.encode_decoded(decoded)
+        else:
+            B, scaler = perturb_array(X, mech, preprocess=cfg.preprocess, y=y)
+            y_out = released_label(mech, y)
     give_back()  # the mechanism's freed working memory, before the figures and the assembly beside X and B
+    # the columns published beside the release's own: the original's, but a synthesised label in its place
+    beside = df if y_out is y else df.assign(**{schema.label: label_values(df[schema.label], y_out)})
     if codec is not None:
         from ppdm.release.risk import draws
 
         gaps = codec.missing(df)  # the original's gaps, counted in the record (the release has its own)
-
-        decoded = codec.decode_parts(B, rng=draws(mech_seed, 0, 1))
+        if not own:
+            decoded = codec.decode_parts(B, rng=draws(mech_seed, 0, 1))
         if codec.numeric_names:
             # the published table stands for the design and its release from here on (the figures read
             # its numbers): both design-sized arrays go before it is built
             X = B = None
-        published = codec.table(decoded)
-        whole = {c: (published[c].to_numpy() if c in published.columns else df[c].to_numpy())
+        published = synthetic if own else codec.table(decoded)
+        whole = {c: (published[c].to_numpy() if c in published.columns else beside[c].to_numpy())
                  for c in schema.columns if c not in schema.dropped}
         del published
         # views of the published columns (fresh arrays) and of the original's passed-through ones (never
@@ -110,7 +125,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         order = None if keep_ids else release_order(key, len(B), stream=stream)
         if order is not None:
             shuffle_rows(B, order)
-        assembled = schema.assemble(df, B, order=order, copy=False)
+        assembled = schema.assemble(beside, B, order=order, copy=False)
         in_order = order is not None
     del B, B_units, X_units
     # each column's distribution and each pair's association, original against published (the ids play no
@@ -152,23 +167,28 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         "chosen": {k: chosen[k] for k in ("method", "params", "value", "utility", "risk", "verdict")}
         | {"preprocess": cfg.preprocess, "candidate": describe(chosen["method"], chosen["params"])},
         # a formal guarantee of the published table (dp-copula): epsilon, delta and what it does not cover
-        **({"guarantee": guarantee_of(mech, cfg)} if callable(getattr(mech, "guarantee", None)) else {}),
+        **({"guarantee": guarantee_of(mech, cfg, schema, label_kept=y_out is y, design=codec is not None and not own)}
+           if callable(getattr(mech, "guarantee", None)) else {}),
         **({"skipped_methods": skipped} if (skipped := skipped_defaults()) else {}),
         # the steward's choice, when it replaced the policy's: both candidates and the steward's reason
         **({"choice": choice} if choice else {}),
-        "candidates": cands,
+        "candidates": with_stated_guarantees(cands),
         # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
         "failed_candidates": failed,
         "per_column_re": per_column_re,
         # each column's distribution and each pair's association, original against published
         "fidelity": fid,
         # every column of the input: its type, its role and what the release did with it (which mechanism)
-        "columns": column_treatments(infos, codec, chosen["method"], chosen["params"],
-                                     released=schema.released, passthrough=schema.passthrough),
+        "columns": synthesised_columns(column_treatments(infos, codec, chosen["method"], chosen["params"],
+                                                         released=schema.released, passthrough=schema.passthrough),
+                                       mech, describe(chosen["method"], chosen["params"]), schema.label,
+                                       label_kept=y_out is y),
         "whole_table": None if codec is None else {
             "numbers": codec.numeric_names, "categories": codec.categorical_names,
-            "design": "numbers z-scored, categories one-hot (weight 1/sqrt 2); integers rounded, values kept "
+            "design": SYNTHESIS_DESIGN if own else
+                      "numbers z-scored, categories one-hot (weight 1/sqrt 2); integers rounded, values kept "
                       "within each column's original range, dates as dates, categories among the original's",
+            # the original's gaps (a synthesised table has gaps of its own, drawn as values of their columns)
             "missing_cells": {c: int(m.sum()) for c, m in gaps.items()}},
         "files": {"release": f"release.{cfg.output_format}", "state": "release.state (secret)",
                   "report": "report.html"},
@@ -204,12 +224,57 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     return ReleaseResult(out, record)
 
 
-def guarantee_of(mech: Any, cfg: ReleaseConfig) -> dict[str, Any]:
-    """The mechanism's own guarantee, with what the release around it adds outside the guarantee."""
+#: how a whole table synthesised by a table-releasing mechanism (ppdm.flow.synthesis) is published
+SYNTHESIS_DESIGN = ("synthesised in the columns' own units: numbers drawn within privately measured (or public) "
+                    "bins, integers rounded, dates as dates, categories among the original's, gaps as a value of "
+                    "their own; nothing clipped to the original's ranges")
+
+
+def synthesised_columns(entries: list[dict[str, Any]], mech: Any, candidate: str, label: str | None, *,
+                        label_kept: bool) -> list[dict[str, Any]]:
+    """The record's column entries, saying so where a mechanism synthesised the whole record."""
+    from ppdm.flow.synthesis import releases_table
+
+    if not releases_table(mech):
+        return entries
+    for e in entries:
+        if e.get("mechanism") is not None:
+            e["treatment"] = f"synthesised by {candidate} with the rest of the record (under its guarantee)"
+        if e["name"] == label and not label_kept:
+            e["mechanism"] = candidate
+            e["treatment"] = f"synthesised by {candidate} with the rest of the record (under its guarantee)"
+    return entries
+
+
+def with_stated_guarantees(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every formally private candidate with its guarantee in words (from its parameters)."""
+    from ppdm.registry import MECHANISMS
+
+    for c in cands:
+        entry = MECHANISMS.get(c["method"])
+        stated = getattr(entry.load(), "stated_guarantee", None) if entry is not None else None
+        if stated is not None:
+            c["guarantee"] = stated(c["params"])
+    return cands
+
+
+def guarantee_of(mech: Any, cfg: ReleaseConfig, schema: Any = None, *, label_kept: bool = True,
+                 design: bool = False) -> dict[str, Any]:
+    """The mechanism's own guarantee, with what the release around it adds outside the guarantee (``design``:
+    the mechanism released a whole table's design, made and decoded with the table's own statistics)."""
     g = dict(mech.guarantee())
     extra = ["the scores in this record and the choice among the candidates (computed on the original table; "
              "the published table is a fresh fit of the chosen parameters)"]
-    if cfg.preprocess != "none":
+    if design:
+        extra.insert(0, "the whole table's design: numbers standardised with the table's means and deviations and "
+                        "published within each column's observed range, categories among the table's (a gap is "
+                        "one of its column's values, released by the mechanism like the others)")
+    if schema is not None and schema.passthrough:
+        extra.insert(0, f"the columns passed through unchanged ({', '.join(schema.passthrough)})")
+    if schema is not None and schema.label and label_kept and getattr(mech, "_releases_label", False):
+        extra.insert(0, f"the label '{schema.label}' (released as it is: it could not be synthesised, see the "
+                        "utility note)")
+    if cfg.preprocess != "none" and not getattr(mech, "_scale_free", False):
         extra.insert(0, f"the per-column statistics of the preprocessing ({cfg.preprocess}), computed on the table "
                         "and used to map the synthetic records back to its units")
     g["not_covered"] = [*g.get("not_covered", []), *extra]

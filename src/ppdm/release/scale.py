@@ -199,7 +199,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     the label and the shown columns (in that order); ``y_test`` and ``shown_test`` the label's and the shown
     columns' rows ``test``; ``tests``: how the tests of anonymisation name and read them."""
     from ppdm.attacks import run_attacks_named
-    from ppdm.flow.arrays import perturb_array
+    from ppdm.flow.synthesis import release_design, with_label
     from ppdm.metrics import value_metrics
     from ppdm.release.candidates import build_candidate, numeric_part
     from ppdm.release.risk import (
@@ -216,13 +216,15 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mech = build_candidate(method, params, random_state=seed if key_seed is None else key_seed, codec=codec)
-        B, _ = perturb_array(X_tr, mech, preprocess=preprocess, y=y_tr)
+        # a mechanism that synthesises the whole record releases its own label (see ppdm.flow.synthesis)
+        B, y_rel = release_design(X_tr, mech, preprocess=preprocess, y=y_tr, codec=codec)
     del mech  # its fitted strata are a row-length vector nothing below reads
     if B.shape != X_tr.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
     X_att, B_att, X_att_test = X_tr, B, X_test
     shown = None if shown is None or shown.shape[1] == 0 else shown
-    cats = None if shown is None else (shown, shown)  # shown as they are: one array serves both sides
+    # shown as they are: one array serves both sides (unless the release has a label of its own)
+    cats = None if shown is None else (shown, with_label(shown, y_rel, y_tr))
     if codec is not None:
         # decoded as published, without building their tables: the original's training and held-out rows
         # (the sensitive columns' truth) and the release
@@ -234,17 +236,18 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
             X_att, B_att, X_att_test = original.numbers, published.numbers, original_test.numbers
             columns = codec.numeric_names
         side = np.zeros((len(train), 0), dtype=object) if shown is None else shown
-        cats = (np.column_stack([codec.filled(original), side]), np.column_stack([codec.filled(published), side]))
+        cats = (np.column_stack([codec.filled(original), side]),
+                np.column_stack([codec.filled(published), with_label(side, y_rel, y_tr)]))
     step("value metrics")
     value = value_metrics(X_att, B_att)
     step("utility")
-    util = utility_scores(B, y_tr, seed=seed) if y_tr is not None else {}
+    util = utility_scores(B, y_rel, seed=seed) if y_tr is not None else {}
     util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed, sample=1000)
     linked = sensitive = None
     anonymisation: dict[str, Any] = {}
     if len(test) and y_test is not None:
         step("train on release")
-        util.update(tstr_scores(B, y_tr, X_test, y_test, seed=seed,
+        util.update(tstr_scores(B, y_rel, X_test, y_test, seed=seed,
                                 numeric=None if codec is None else codec.numeric_index_))
         step("linked values")
         linked = linked_value_disclosure(X_att, B_att, X_att_test, max_targets=first_batch, seed=seed)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["summary_text", "plot_data"]
+__all__ = ["summary_text", "plot_data", "skipped_line"]
 
 _OBJECTIVE_NAMES = {"tstr_knn_pct": "k-NN trained on the release and tested on real held-out records",
                     "tstr_logreg_pct": "logistic regression trained on the release and tested on real held-out "
@@ -54,12 +54,14 @@ def summary_text(record: dict[str, Any]) -> list[str]:
         lines.append(tests)
     g = record.get("guarantee")
     if g:
+        public = f" Public (not measured): {'; '.join(g['public'])}." if g.get("public") else ""
         lines.append(
             f"Formal guarantee: ({g['epsilon']:g}, {g['delta']:g})-differential privacy for {g['unit']} "
             f"(OpenDP's accountant: {g['epsilon_spent']:.4g}, {g['delta_spent']:.3g} spent; column bounds "
-            f"{g['bounds']}). Not covered: {'; '.join(g['not_covered'])}.")
-    for m, why in (record.get("skipped_methods") or {}).items():
-        lines.append(f"Not in this sweep: {m} ({why}).")
+            f"{g['bounds']}).{public} Not covered: {'; '.join(g['not_covered'])}.")
+    skipped = record.get("skipped_methods") or {}
+    if skipped:
+        lines.append(skipped_line(skipped))
     key = record.get("key", {})
     if key.get("seed_known"):
         lines.append("WARNING: the release was made with a known seed: anyone who knows or guesses it can regenerate "
@@ -159,6 +161,14 @@ def _tests_line(risk: dict[str, Any]) -> str | None:
                      f"{mb['outliers']['advantage']:.1%} on the {mb['outliers'].get('n_outliers', 20)} most outlying "
                      "records")
     return ("Tests of anonymisation, beyond real records the release did not contain: " + ", ".join(parts) + ".")
+
+
+def skipped_line(skipped: dict[str, str]) -> str:
+    """One sentence for the default candidates this sweep left out (the formally private ones without the ``dp``
+    extra): which, and the one command that adds them."""
+    fixes = sorted({why.split("install it with: ")[-1] for why in skipped.values()})
+    return (f"Not in this sweep: the formally private candidates {', '.join(sorted(skipped))} (their dependencies "
+            f"are not installed; add them with: {' and '.join(fixes)}).")
 
 
 def plot_data(

@@ -72,6 +72,7 @@ class Released:
     rows: np.ndarray | None
     label: np.ndarray | None
     seconds: float
+    synthetic_label: bool = False  # the mechanism synthesised ``label`` (see ppdm.flow.synthesis)
 
 
 class Trial:
@@ -91,7 +92,7 @@ class Trial:
         """
         if name in self._made:
             return self._made[name]
-        from ppdm.flow.arrays import perturb_array
+        from ppdm.flow.synthesis import release_design
         from ppdm.release.candidates import build_candidate
 
         t = self.table
@@ -101,7 +102,8 @@ class Trial:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             mech = build_candidate(self.method, self.params, random_state=t.mechanism_seed, codec=t.codec)
-            B, _ = perturb_array(X, mech, preprocess=t.preprocess, y=y)
+            # a synthesiser of the whole record releases its own label (see ppdm.flow.synthesis)
+            B, y_out = release_design(X, mech, preprocess=t.preprocess, y=y, codec=t.codec)
         if B.shape != X.shape:
             raise ValueError(f"{self.method} changes the number of columns; value metrics need the same columns")
         published = None
@@ -111,7 +113,8 @@ class Trial:
             published = t.codec.decode_parts(B, rng=t.draws(1 if rows is None else 2))
             B = t.codec.encode_decoded(published)
             numbers = published.numbers if t.codec.numeric_names else B
-        made = Released(B, numbers, published, rows, y, time.perf_counter() - t0)
+        made = Released(B, numbers, published, rows, y_out, time.perf_counter() - t0,
+                        synthetic_label=y_out is not y)
         self._made[name] = made
         return made
 
@@ -128,17 +131,24 @@ class Trial:
                                                          list[str]]:
         """What the attacks compare for a release: the original's numbers and the release's (rows aligned),
         the categorical columns and shown columns of both as text (None when there are none), the names."""
+        from ppdm.flow.synthesis import with_label
+
         t = self.table
         rows = released.rows
         shown = t.shown if t.shown is None or rows is None else t.shown[rows]
+        if released.synthetic_label:  # the label shown beside the release is the synthesised one
+            shown_r = with_label(shown, released.label, t.y if rows is None else t.y[rows])
+        else:
+            shown_r = shown
         if t.codec is None:
             X = t.X if rows is None else t.X[rows]
-            cats = None if shown is None or shown.shape[1] == 0 else (shown, shown)
+            cats = None if shown is None or shown.shape[1] == 0 else (shown, shown_r)
             return X, released.numbers, cats, t.columns
         original = self.original(rows, name="all" if rows is None else f"rows{len(rows)}")
         side = np.zeros((len(released.numbers), 0), dtype=object) if shown is None else shown
         cats_o = np.column_stack([t.codec.filled(original), side])
-        cats_r = np.column_stack([t.codec.filled(released.published), side])
+        side_r = side if shown_r is None else shown_r
+        cats_r = np.column_stack([t.codec.filled(released.published), side_r])
         if t.codec.numeric_names:
             X_att, columns = original.numbers, t.codec.numeric_names
         else:

@@ -46,15 +46,17 @@ def tradeoff_png(record: dict[str, Any]) -> bytes:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k, m in enumerate(methods):
         # a formally private candidate is a diamond; one measured by the first pass only is hollow
-        marker = "D" if m.startswith("dp-") else "o"
+        formal = any(c.get("guarantee") for c in cands if c["method"] == m)
+        marker = "D" if formal else "o"
+        name = f"{m} (formally private)" if formal else m
         for full in (True, False):
             pts = [c for c in cands if c["method"] == m and (c.get("stage") != "first pass") == full]
             if pts:
                 colour = _COLOURS[k % 10]
                 ax.scatter([_risk(c) for c in pts], [c["utility"][obj] for c in pts], marker=marker, alpha=0.8,
                            facecolors=colour if full else "none", edgecolors=colour,
-                           label=m if full or not any(c["method"] == m and c.get("stage") != "first pass"
-                                                      for c in cands) else None)
+                           label=name if full or not any(c["method"] == m and c.get("stage") != "first pass"
+                                                         for c in cands) else None)
     front = sorted((c for c in cands if c.get("pareto")), key=_risk)
     if front:
         ax.step([_risk(c) for c in front], [c["utility"][obj] for c in front], where="post", color="black",

@@ -1,0 +1,121 @@
+"""A table's columns as codes of small domains, and codes back as values: the discretisation of the
+marginal-based mechanisms (:mod:`ppdm.mechanisms.dp_marginals`).
+
+A categorical column is its codes (``0..K-1``: the public list of its categories). A number (continuous,
+integer, a date as days) is cut at bounds ``[lo, hi]``: one code for every value at or below ``lo``, equal-width
+bins between, one code for every value above ``hi``. A column with gaps has one more code: the gap, a value of
+its own.
+
+The bounds are public (given by the user) or measured: a noisy histogram of the column on :data:`RANGE_EDGES`, a
+grid fixed in advance (0 and eight cells per decade on each side, from 1e-4 to 1e12), and the outer edges of
+the cells whose noisy count clears :data:`RANGE_CLEARANCE` standard deviations of the noise
+(:func:`bounds_from_counts`, post-processing of the measurement).
+
+Decoding is post-processing of the synthetic codes and a draw from the mechanism's generator: a code below or
+above the bounds becomes the bound, a bin a uniform draw within it (integers and dates rounded), a gap a gap.
+No statistic of the table enters the decoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["KINDS", "RANGE_EDGES", "RANGE_CLEARANCE", "ColumnCode", "range_cells", "bounds_from_counts",
+           "number_code", "category_code", "encode_column", "decode_column"]
+
+KINDS = ("continuous", "integer", "categorical")
+_PER_DECADE = 8
+_POSITIVE = 10.0 ** (np.arange(-4 * _PER_DECADE, 12 * _PER_DECADE + 1) / _PER_DECADE)
+#: the public grid whose cells a number's range is measured on: -1e12 .. -1e-4, 0, 1e-4 .. 1e12
+RANGE_EDGES = np.concatenate([-_POSITIVE[::-1], [0.0], _POSITIVE])
+#: a cell bounds a column when its noisy count is at least this many noise deviations: with about 260 cells
+#: a cell of noise alone clears 4 deviations with probability 3e-5, so the range is not stretched by noise
+RANGE_CLEARANCE = 4.0
+
+
+@dataclass(frozen=True)
+class ColumnCode:
+    """How one column is coded: its kind, its domain size (the gap's code included) and, for a number, its
+    bounds."""
+
+    kind: str
+    size: int
+    gap: int  # the gap's code, or -1 when the column has no gaps
+    lo: float = float("nan")
+    hi: float = float("nan")
+
+    @property
+    def values(self) -> int:
+        """Codes that stand for values (the gap's excluded)."""
+        return self.size - (self.gap >= 0)
+
+
+def range_cells(values: np.ndarray) -> np.ndarray:
+    """Each value's cell on :data:`RANGE_EDGES` (``0..len(RANGE_EDGES)``); a gap gets the extra last cell."""
+    v = np.asarray(values, dtype=np.float64)
+    cells = np.searchsorted(RANGE_EDGES, np.where(np.isnan(v), 0.0, v), side="right")
+    return np.where(np.isnan(v), len(RANGE_EDGES) + 1, cells)
+
+
+def bounds_from_counts(noisy: np.ndarray, sigma: float) -> tuple[float, float]:
+    """The bounds a noisy range histogram (:func:`range_cells`) supports: the outer edges of the cells whose
+    count clears :data:`RANGE_CLEARANCE` deviations of the noise, or of the largest cell when none does."""
+    counts = np.asarray(noisy, dtype=np.float64)[: len(RANGE_EDGES) + 1]  # the gaps' cell plays no part
+    clear = np.flatnonzero(counts >= RANGE_CLEARANCE * sigma)
+    first, last = (int(clear[0]), int(clear[-1])) if clear.size else (int(np.argmax(counts)),) * 2
+    # cell i holds [RANGE_EDGES[i - 1], RANGE_EDGES[i]); the outer cells are open towards infinity
+    lo = RANGE_EDGES[max(first - 1, 0)]
+    hi = RANGE_EDGES[min(last, len(RANGE_EDGES) - 1)]
+    if not hi > lo:
+        hi = RANGE_EDGES[min(np.searchsorted(RANGE_EDGES, lo, side="right"), len(RANGE_EDGES) - 1)]
+    return float(lo), float(hi)
+
+
+def number_code(kind: str, lo: float, hi: float, n_bins: int, nullable: bool) -> ColumnCode:
+    """The coding of a number column between bounds ``lo < hi`` in ``n_bins`` codes (plus the gap).
+
+    Always ``n_bins`` codes, whatever the bounds: a table's domains are then the same at every fit (only the
+    categories and the columns with gaps set them), so Private-PGM's compiled programs for a model's structure
+    serve every fit of the table in a process.
+    """
+    return ColumnCode(kind, n_bins + nullable, n_bins if nullable else -1, float(lo), float(hi))
+
+
+def category_code(levels: int, nullable: bool) -> ColumnCode:
+    return ColumnCode("categorical", int(levels) + nullable, int(levels) if nullable else -1)
+
+
+def encode_column(values: np.ndarray, code: ColumnCode) -> np.ndarray:
+    """The codes of one column's values (a gap: the gap's code)."""
+    v = np.asarray(values, dtype=np.float64)
+    gap = np.isnan(v)
+    w = np.where(gap, 0.0, v)
+    if code.kind == "categorical":
+        out = np.clip(np.round(w), 0, code.values - 1).astype(np.int64)
+    else:
+        inner = code.values - 2  # equal-width bins between the bounds
+        k = np.ceil((w - code.lo) / (code.hi - code.lo) * inner).astype(np.int64)
+        out = np.clip(k, 0, inner + 1)  # 0: at or below lo; inner + 1: above hi
+    if gap.any():
+        out[gap] = code.gap
+    return out
+
+
+def decode_column(codes: np.ndarray, code: ColumnCode, rng: np.random.Generator) -> np.ndarray:
+    """Values for synthetic codes of one column (a gap's code: NaN); draws from ``rng`` within bins."""
+    c = np.asarray(codes, dtype=np.int64)
+    gap = c == code.gap
+    if code.kind == "categorical":
+        out = c.astype(np.float64)
+    else:
+        inner = code.values - 2
+        width = (code.hi - code.lo) / inner
+        # a bin k in 1..inner holds (lo + (k - 1) w, lo + k w]; the outer codes are the bounds themselves
+        drawn = code.lo + (np.clip(c, 1, inner) - 1 + rng.random(len(c))) * width
+        out = np.where(c <= 0, code.lo, np.where(c > inner, code.hi, drawn))
+        if code.kind == "integer":
+            out = np.clip(np.round(out), np.ceil(code.lo), np.floor(code.hi)) + 0.0
+    out[gap] = np.nan
+    return out
