@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask,docs,dp]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask,docs,dp,app]'
 	touch $(STAMP)
 
 demo: $(STAMP)

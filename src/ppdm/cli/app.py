@@ -510,3 +510,6 @@ _register_nmds(app)
 
 from ppdm.cli.stream import register as _register_stream  # noqa: E402, I001
 _register_stream(app)
+
+from ppdm.cli.workbench import register as _register_workbench  # noqa: E402, I001
+_register_workbench(app)

@@ -50,6 +50,11 @@ def release_command(
     full_battery: Annotated[bool, typer.Option(
         "--full-battery", help="Run every attack and utility on every candidate that holds the policy after the "
                                "first pass (by default only on those that can still be chosen).")] = False,
+    choose: Annotated[str | None, typer.Option(
+        help="Release this candidate (its name in the record, e.g. 'mdav(k=20)') in place of the policy's choice; "
+             "it must hold the policy and be fully measured. Needs --reason.")] = None,
+    reason: Annotated[str | None, typer.Option(
+        help="Why the data steward chose --choose over the policy's choice, in words (kept in the record).")] = None,
     objective: Annotated[str | None, typer.Option(
         help="Utility to maximise: tstr_knn_pct (default), knn_pct, svm_pct, kmeans_pct.")] = None,
     seed: KeySeedOpt = None,
@@ -109,7 +114,8 @@ def release_command(
     res = release(input, output_dir=output, config=cfg, id=id, label=label, columns=split_list(columns),
                   force=force, cache_dir=cache_dir, use_cache=not no_cache, sep=sep, keep_ids=keep_ids,
                   escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()),
-                  backend=backend, scheduler=scheduler, part_rows=part_rows, full_battery=full_battery)
+                  backend=backend, scheduler=scheduler, part_rows=part_rows, full_battery=full_battery,
+                  choose=choose, reason=reason)
     from rich.console import Console
 
     c = Console(highlight=False)

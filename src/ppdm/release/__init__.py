@@ -63,6 +63,17 @@ def _check_part_rows(part_rows: int | None, backend: str, screen_above: int, sou
                              f"screened on a sample, as a table of more than {screen_above:,} rows); got {part_rows}")
 
 
+def _check_choice(choose: str | None, reason: str | None) -> None:
+    from ppdm.exceptions import ParameterError
+
+    if reason is not None and choose is None:
+        raise ParameterError("--reason explains a steward's --choose; give the candidate with --choose NAME")
+    if choose is not None:
+        from ppdm.release.override import clean_reason
+
+        clean_reason(reason)
+
+
 def release(source: str | os.PathLike[str] | pd.DataFrame, *, output_dir: str | os.PathLike[str],
             **kwargs: Any) -> ReleaseResult:
     """Choose and write a release (see :func:`_release` for the parameters and the module for the outputs).
@@ -104,6 +115,8 @@ def _release(
     scheduler: str | None = None,
     part_rows: int | None = None,
     full_battery: bool = False,
+    choose: str | None = None,
+    reason: str | None = None,
 ) -> ReleaseResult:
     """Choose and write a release. See the module docstring for the outputs.
 
@@ -122,6 +135,9 @@ def _release(
     ``part_rows`` (with ``backend="dask"``): a Parquet input of more rows is released by parts of about this
     many rows (default :data:`ppdm.release.parts.PART_ROWS`), each read and released by one worker; the sweep
     measures the first part (see :mod:`ppdm.release.parts`).
+
+    ``choose``: the data steward's candidate (its name, ``mdav(k=20)``) released in place of the policy's, with
+    ``reason`` in words; the record names both choices and the reason (see :mod:`ppdm.release.override`).
     """
     import time
 
@@ -134,6 +150,7 @@ def _release(
     timings: dict[str, float] = {}
     cfg = config or default_config()
     _check_part_rows(part_rows, backend, SCREEN_ABOVE, source)
+    _check_choice(choose, reason)
     out = Path(output_dir)
     inputs = [Path(source)] if isinstance(source, (str, os.PathLike)) else []
     _check_output_dir(out, inputs, force)
@@ -155,6 +172,11 @@ def _release(
             # holds samples and scores only (a text table's rows are counted by the worker that reads it)
             from ppdm.release.cluster import release_on_cluster
 
+            if choose is not None:
+                from ppdm.exceptions import ParameterError
+
+                raise ParameterError("--choose is not available for a table released by the cluster's workers; "
+                                     "choose through the policy's limits (--config)")
             done = release_on_cluster(spec, cfg, key, out, force, cache=cache, progress=progress, where=where,
                                       keep_ids=keep_ids, escape_formulas=escape_formulas, rows=rows,
                                       part_rows=part_rows)
@@ -199,6 +221,11 @@ def _release(
     note = sweep_notes(prep.label_note, n=len(X), y_rows=None if y is None else len(y), where=where,
                        confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds)
     best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories)
+    choice = None
+    if choose is not None:
+        from ppdm.release.override import apply_choice
+
+        best, choice = apply_choice(cands, best, choose, reason, cfg.policy)
     # the design goes to the last stage as its only holder, which frees it once the record is made: the
     # written release is then the one table-sized array left
     design = [X]
@@ -210,4 +237,4 @@ def _release(
     return write_outputs(df, schema, design, y, cfg, threat, cands[best], cands, original, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=note,
                           escape_formulas=escape_formulas, codec=codec, infos=infos, timings=timings,
-                          started=started, original_fingerprint=read_as)
+                          started=started, original_fingerprint=read_as, choice=choice)

@@ -209,7 +209,7 @@ class _Progress:
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[unit]}"),
                             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=True,
                             disable=not show)
-        self.first, self.full, self.done_first, self.done_full = first, 0, 0, 0
+        self.first, self.full, self.done_first, self.done_full, self.title = first, 0, 0, 0, title
         self.task = self.bar.add_task(title, total=first, unit=self._unit())
 
     def _unit(self) -> str:
@@ -219,6 +219,7 @@ class _Progress:
     def expect(self, units: int) -> None:
         self.full += units // FULL_WEIGHT
         self.bar.update(self.task, total=self.first + self.full * FULL_WEIGHT, unit=self._unit())
+        self._tell()
 
     def advance(self, units: int) -> None:
         if units == 1:
@@ -227,9 +228,18 @@ class _Progress:
             self.done_full += 1
         self.bar.advance(self.task, units)
         self.bar.update(self.task, unit=self._unit())
+        self._tell()
+
+    def _tell(self) -> None:
+        """The counts to whoever listens beside the bar (:mod:`ppdm.utils.progress`); it may stop the sweep."""
+        from ppdm.utils.progress import notify
+
+        notify(title=self.title, first_done=self.done_first, first=self.first, full_done=self.done_full,
+               full=self.full, weight=FULL_WEIGHT)
 
     def __enter__(self) -> _Progress:
         self.bar.__enter__()
+        self._tell()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -31,7 +31,7 @@ PPDM_FILES = ("release.csv", "release.parquet", "release.json", "report.html", "
 
 def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
                    key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None,
-                   part=0, parts=None, original_fingerprint=None, timings=None, started=None):
+                   part=0, parts=None, original_fingerprint=None, timings=None, started=None, choice=None):
     """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
     candidate, and write the release, its state, record and report.
 
@@ -45,6 +45,8 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     release). A part after the first writes its release and state only, and returns as its record the little
     the first part's needs of it (its rows and formula-like cells). ``original_fingerprint``: the original
     table's (:func:`ppdm.data.fingerprint.table_fingerprint`), recorded in the state with the release's.
+    ``choice``: the data steward's choice in place of the policy's (:func:`ppdm.release.override.apply_choice`),
+    kept in the record as ``choice``.
     """
     import time
     import warnings
@@ -168,6 +170,8 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         **({"guarantee": guarantee_of(mech, cfg, schema, label_kept=y_out is y, design=codec is not None and not own)}
            if callable(getattr(mech, "guarantee", None)) else {}),
         **({"skipped_methods": skipped} if (skipped := skipped_defaults()) else {}),
+        # the steward's choice, when it replaced the policy's: both candidates and the steward's reason
+        **({"choice": choice} if choice else {}),
         "candidates": with_stated_guarantees(cands),
         # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
         "failed_candidates": failed,

@@ -42,6 +42,13 @@ def summary_text(record: dict[str, Any]) -> list[str]:
             f"Values: the strongest reconstruction recovers {risk['within_5pct']:.1%} of the values within +-5 % "
             f"beyond what guessing each column's median gets ({risk.get('within_5pct_raw', risk['within_5pct']):.1%} "
             f"of all values; the median guess {risk.get('within_5pct_median_guess', 0.0):.1%}).")
+    choice = record.get("choice")
+    if choice and choice["by"] == "steward":
+        lines.append(f"Chosen by the data steward in place of the policy's choice ({choice['policy']}): "
+                     f"{choice['steward']}, because: {choice['reason']}")
+    elif choice:
+        lines.append(f"The data steward confirmed the policy's choice ({choice['policy']}), because: "
+                     f"{choice['reason']}")
     tests = _tests_line(risk)
     if tests:
         lines.append(tests)
