@@ -212,7 +212,9 @@ def _release(
             everything = staged_sweep(table, jobs, cache, workers=sweep_workers(cfg), progress=progress,
                                       full=full_battery, timings=timings)
             del table
-    failed, cands = split_failed(everything)
+    # the rungs of an epsilon ladder that its ends made needless (see ppdm.release.halving.ladder_rungs)
+    not_measured = [c for c in everything if "not_measured" in c]
+    failed, cands = split_failed([c for c in everything if "not_measured" not in c])
     from ppdm.release.table import original_utility
 
     t0 = time.perf_counter()
@@ -237,4 +239,5 @@ def _release(
     return write_outputs(df, schema, design, y, cfg, threat, cands[best], cands, original, fp, out, force, inputs,
                           key=key, keep_ids=keep_ids, failed=failed, label_note=note,
                           escape_formulas=escape_formulas, codec=codec, infos=infos, timings=timings,
-                          started=started, original_fingerprint=read_as, choice=choice)
+                          started=started, original_fingerprint=read_as, choice=choice,
+                          not_measured=not_measured)

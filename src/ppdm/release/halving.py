@@ -50,15 +50,30 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
     from ppdm.release.select import meets_policy, pareto_front
 
     timings = {} if timings is None else timings
-    with _Progress(title, progress, len(jobs)) as bar:
+    ladders = [] if full else epsilon_ladders(jobs)  # every candidate measured fully: no rung left out
+    middle = {i for ladder in ladders for i in ladder[1:-1]}
+    with _Progress(title, progress, len(jobs) - len(middle)) as bar:
         t0 = time.perf_counter()
-        first = _run(table, jobs, cache, "first", workers, bar, None)
+        ends = [i for i in range(len(jobs)) if i not in middle]
+        first: list[dict[str, Any]] = [{} for _ in jobs]
+        for i, res in zip(ends, _run(table, [jobs[i] for i in ends], cache, "first", workers, bar, None),
+                          strict=True):
+            first[i] = res
+        rungs = [i for ladder in ladders for i in ladder_rungs(ladder, first, table.policy)]
+        bar.expect(len(rungs))
+        for i, res in zip(rungs, _run(table, [jobs[i] for i in rungs], cache, "first", workers, bar, None),
+                          strict=True):
+            first[i] = res
+        for ladder in ladders:
+            for i in ladder[1:-1]:
+                if not first[i]:
+                    first[i] = _not_measured(jobs[i], first[ladder[0]], first[ladder[-1]], table.policy)
         timings["first pass"] = round(time.perf_counter() - t0, 3)
         t0 = time.perf_counter()
         results = list(first)
         obj = table.objective
-        alive = [i for i, c in enumerate(first) if "failed" not in c and meets_policy(c, table.policy)
-                 and obj in c["utility"]]
+        alive = [i for i, c in enumerate(first) if "failed" not in c and "not_measured" not in c
+                 and meets_policy(c, table.policy) and obj in c["utility"]]
         alive.sort(key=lambda i: -float(first[i]["utility"][obj]))
         front = set(pareto_front([first[i] for i in alive], obj))
         on_front = {alive[j] for j in front}
@@ -82,6 +97,50 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
             results[i]["stopped"] = _why_stopped(first[i], _at(results, best), obj)
         timings["full battery"] = round(time.perf_counter() - t0, 3)
     return [_public(r) for r in results]
+
+
+def epsilon_ladders(jobs: list[tuple[str, str, dict[str, Any]]]) -> list[list[int]]:
+    """The jobs of one formally private mechanism that differ only in ``epsilon`` (three or more), each
+    ladder's job indices from the largest epsilon to the smallest."""
+    from ppdm.release.trial import synthesises_records
+
+    groups: dict[str, list[int]] = {}
+    for i, (_, method, params) in enumerate(jobs):
+        if "epsilon" in params and synthesises_records(method):
+            rest = {k: v for k, v in params.items() if k != "epsilon"}
+            groups.setdefault(f"{method}:{sorted(rest.items())!r}", []).append(i)
+    return [sorted(g, key=lambda i: -float(jobs[i][2]["epsilon"])) for g in groups.values() if len(g) >= 3]
+
+
+def ladder_rungs(ladder: list[int], first: list[dict[str, Any]], policy: Any) -> list[int]:
+    """The middle rungs of an epsilon ladder worth a first pass, given its two ends'.
+
+    A smaller epsilon adds more noise: in expectation it gives less utility and discloses less. So when the
+    largest epsilon holds the policy, a smaller one can only be less useful, and when the smallest breaks it,
+    a larger one breaks it too; only between a largest that breaks the policy and a smallest that holds it
+    can a middle rung be the most useful one that holds.
+    """
+    from ppdm.release.select import meets_policy
+
+    top, bottom = first[ladder[0]], first[ladder[-1]]
+    if "failed" in top or "failed" in bottom:  # an end that could not be measured says nothing of the others
+        return ladder[1:-1]
+    return ladder[1:-1] if (not meets_policy(top, policy) and meets_policy(bottom, policy)) else []
+
+
+def _not_measured(job: tuple[str, str, dict[str, Any]], top: dict[str, Any], bottom: dict[str, Any],
+                  policy: Any) -> dict[str, Any]:
+    """The record of a middle rung of an epsilon ladder left out (see :func:`ladder_rungs`)."""
+    from ppdm.release.select import meets_policy
+
+    _, method, params = job
+    if "failed" not in top and meets_policy(top, policy):
+        why = (f"epsilon {top['params']['epsilon']:g} of the same mechanism holds the policy, and a smaller "
+               "epsilon is no more useful in expectation")
+    else:
+        why = (f"epsilon {bottom['params']['epsilon']:g} of the same mechanism breaks the policy, and a larger "
+               "epsilon discloses no less in expectation")
+    return {"method": method, "params": params, "not_measured": why}
 
 
 def first_passes(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, *,

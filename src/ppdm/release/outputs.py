@@ -31,7 +31,8 @@ PPDM_FILES = ("release.csv", "release.parquet", "release.json", "report.html", "
 
 def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_utility, fp, out, force, inputs, *,  # type: ignore[no-untyped-def]
                    key, keep_ids, failed, label_note=None, escape_formulas=False, codec=None, infos=(), into=None,
-                   part=0, parts=None, original_fingerprint=None, timings=None, started=None, choice=None):
+                   part=0, parts=None, original_fingerprint=None, timings=None, started=None, choice=None,
+                   not_measured=()):
     """Release ``design.pop()`` (the design, handed over so that it can be freed here) with the chosen
     candidate, and write the release, its state, record and report.
 
@@ -175,6 +176,8 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
         "candidates": with_stated_guarantees(cands),
         # candidates that could not be scored, each with its one-line reason (the sweep went on without them)
         "failed_candidates": failed,
+        # candidates the sweep left out because others of their family settled them, each with the reason
+        **({"not_measured_candidates": list(not_measured)} if not_measured else {}),
         "per_column_re": per_column_re,
         # each column's distribution and each pair's association, original against published
         "fidelity": fid,

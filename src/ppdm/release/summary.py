@@ -140,6 +140,9 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     else:
         feasible = sum(1 for c in record["candidates"] if not c["verdict"].startswith("violates"))
         lines.append(f"{n} candidates were tried; {feasible} met the policy {limits}.")
+    if record.get("not_measured_candidates"):
+        lines.append(f"{len(record['not_measured_candidates'])} formally private candidate(s) were not measured: "
+                     "the ends of their epsilon ladder settled them (see the table).")
     if record.get("failed_candidates"):
         lines.append(f"{len(record['failed_candidates'])} candidate(s) failed and were left out (see the table).")
     return lines
