@@ -9,9 +9,9 @@ node at a cost above any edge, so a perfect matching always exists; a row that e
 not linked.
 
 Identical released rows (a microaggregated group releases its centroid k times) are one point with a
-capacity: each copy gets the point's ``count + k`` nearest records, so a group of 30 copies can still take
-30 different records, and which copy takes which of the group's records is drawn at random (nothing in the
-release's row order may help the attacker).
+capacity: each copy gets the point's ``count + k`` nearest records (at most its share of
+:data:`MAX_MATCH_EDGES`), so a group of 30 copies can still take 30 different records, and which copy takes
+which of the group's records is drawn at random (nothing in the release's row order may help the attacker).
 
 On 3,000 rows of 10 columns with Gaussian noise the matching links the same share of rows as the dense one
 within a tenth of a point (12.47 % against 12.63 %, 76.70 % against 76.63 %), in a tenth of its time.
@@ -81,7 +81,11 @@ def sparse_matching(Zt: np.ndarray, Za: np.ndarray, rng: np.random.Generator, *,
         return np.full(t, -1, dtype=np.int64), {"solver": "sparse", "unmatched": 0.0}
     points, inverse, copies = np.unique(Zt, axis=0, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
-    width = np.minimum(copies + k, n)
+    # a point's copies each take its count + k nearest records, but no row more than its share of the edges:
+    # a release that maps thousands of rows to one point (a sparsified SVD's all-zero rows) would otherwise
+    # ask for millions of edges; the copies beyond the records a group can reach stay unmatched (not linked),
+    # and a row among thousands of identical ones is linked by chance anyway
+    width = np.minimum(np.minimum(copies + k, n), max(k + 1, MAX_MATCH_EDGES // t))
     rounds = 0
     while True:
         rounds += 1

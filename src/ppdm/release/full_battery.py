@@ -5,7 +5,9 @@ On top of a candidate's first pass (:mod:`ppdm.release.first_pass`), whose measu
 * every other attack of the threat model on the release of every row, and the linkage's other spaces
   (raw, standardised and projected spaces, k-NN distance profiles, one-to-one matching; the first pass's
   spaces are merged in, so the linkage is the worst over all of them);
-* the train-on-release models on the further held-out folds, pooled with the first fold's;
+* the train-on-release models on the further held-out folds, pooled with the first fold's (not for a
+  synthesiser of whole records, whose every release fits a model: its utility and membership are the first
+  fold's);
 * the values read off the row an attacker finds for a person (the first fold's release, against its
   held-out real records), the sensitive columns' inference, membership and the inference of every column;
 * the cross-validated accuracies on the release itself and the neighbour preservation.
@@ -18,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdm.release.trial import SweepTable, Trial
+from ppdm.release.trial import SweepTable, Trial, synthesises_records
 
 __all__ = ["full_battery", "battery"]
 
@@ -57,7 +59,10 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
         util.update(utility_scores(whole.design, whole.label, seed=table.seed))
     util["neighbour_pct"] = neighbour_preservation(table.X, whole.design, seed=table.seed)
     clock.lap("utility")
-    if table.folds and len(table.folds) > 1:
+    # a synthesiser of whole records fits a model per release: its utility and membership are measured on the
+    # first fold's release alone (the further folds would cost a model each)
+    costly = synthesises_records(method)
+    if table.folds and len(table.folds) > 1 and not costly:
         numeric = None if table.codec is None else table.codec.numeric_index_
         tstr = {k: v for k, v in first["utility"].items() if k.startswith("tstr_")}
         scores = [(len(table.folds[0][1]), tstr)]
@@ -75,7 +80,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     held = first.get("held_out") or {}
     risk = with_linked_risk(risk_of(attacks), linked, sensitive) | held.get("tests", {})
     if table.folds:
-        risk.update(_tests_of_the_folds(trial, method, params))
+        risk.update(_tests_of_the_folds(trial, method, params, folds=table.folds[:1] if costly else None))
         clock.lap("membership and inference")
     out = dict(first)
     out.pop("linkage_on", None)
@@ -85,12 +90,13 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     return out
 
 
-def _tests_of_the_folds(trial: Trial, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Membership (every fold's release; limited for candidates that keep no one's row) and the inference of
-    every column (the first fold's release; reported)."""
+def _tests_of_the_folds(trial: Trial, method: str, params: dict[str, Any], *,
+                        folds: list[Any] | None = None) -> dict[str, Any]:
+    """Membership (every fold's release, or those of ``folds``; limited for candidates that keep no one's row)
+    and the inference of every column (the first fold's release; reported)."""
     from ppdm.release.criteria import inference_test, keeps_no_row, membership_of
 
-    folds = trial.table.folds or []
+    folds = (trial.table.folds or []) if folds is None else folds
     parts = [trial.release(train, name=f"fold {i}") for i, (train, _) in enumerate(folds)]
     member = membership_of(trial, parts)
     out: dict[str, Any] = {"membership": member, "inference": inference_test(trial, parts[0], *folds[0])}
