@@ -149,8 +149,10 @@ def measure_big(n: int = 1_000_000, m: int = 20) -> dict[str, Any]:
 
 def docs_table(result: dict[str, Any]) -> str:
     """The section of docs/benchmarks.md for one saved run (``--json``)."""
+    note = f" {result['note']}" if result.get("note") else ""  # what the run left out, and why
     lines = [BEGIN, f"Run of {result['date']} on {result['machine']}; load average at the start "
-             f"{result['load'][0]}, at the end {result['load'][1]}.", "",
+             f"{result['load'][0]}, at the end {result['load'][1]}.{note}",
+             "",
              "| table | records x columns | default release | one `ppdm perturb --method mdav` | ratio | chosen |",
              "|---|---|---|---|---|---|"]
     for r in result["rows"]:
