@@ -5,7 +5,7 @@ Three small tables, each written to CSV with an id and a class column and releas
 the same run (absolute times drift on a shared machine; the ratio is what counts):
 
 * ``census``: a seeded sample of 3,000 records of the bundled adult extract (6 numbers, 8 categories);
-* ``categorical``: a seeded 2,000 x 22 table of categories only (perturb refuses it: no numeric column);
+* ``categorical``: a seeded 2,000 x 22 table of categories only (a perturb that refuses it is reported so);
 * ``numeric``: a seeded 5,000 x 40 table of numbers (four classes in a low-rank space, with noise).
 
 ``--big`` adds the 1,000,000 x 20 numeric Parquet table of ``bench_release_scale`` (minutes): its time, its
