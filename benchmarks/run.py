@@ -11,7 +11,8 @@ import sys
 import time
 
 BENCHMARKS = ["bench_svd", "bench_attacks", "bench_nmf", "bench_dask", "bench_nmds", "bench_stream", "bench_mdav",
-              "bench_release_scale", "bench_release_cluster", "bench_release_mixed", "bench_dp"]
+              "bench_release_scale", "bench_release_cluster", "bench_release_mixed", "bench_dp",
+              "bench_release_small"]
 
 
 def main(argv: list[str]) -> int:

@@ -91,9 +91,34 @@ class MixedTable:
                           first.numeric_names, first.categorical_names, first.columns)
 
     def unique_rows(self) -> np.ndarray:
-        """Positions of the first occurrence of every distinct record (gaps equal to gaps), in order."""
+        """Positions of the first occurrence of every distinct record (gaps equal to gaps), in order.
+
+        Rows are told apart by a 64-bit hash of their cells, a column at a time (a million-row release is
+        never copied whole), and the rows that share a hash are checked cell by cell against the first of
+        them; only a true collision of hashes falls back to comparing whole rows."""
+        h = np.zeros(self.n_rows, dtype=np.uint64)
+        for col in self._cells():
+            h *= np.uint64(0x100000001B3)
+            h ^= pd.util.hash_array(col, categorize=False)
+        codes, _ = pd.factorize(h)
+        first = np.flatnonzero(np.r_[True, np.diff(np.maximum.accumulate(codes)) > 0]) if len(h) else codes
+        if len(first) == self.n_rows:
+            return first
+        rep = first[codes]  # the first row holding each row's hash
+        if all(bool(np.array_equal(col, col[rep], equal_nan=True)) for col in self._cells()):
+            return first
         frame = pd.DataFrame(np.hstack([self.numbers, self.codes.astype(np.float64)]))
         return np.flatnonzero(~frame.duplicated().to_numpy())
+
+    def _cells(self) -> Iterator[np.ndarray]:
+        """Every column as float64, one at a time: ``-0.0`` as ``0.0`` and every gap as the same NaN, so that
+        equal cells have equal bits."""
+        for j in range(self.numbers.shape[1]):
+            col = self.numbers[:, j] + 0.0
+            col[np.isnan(col)] = np.nan
+            yield col
+        for j in range(self.codes.shape[1]):
+            yield self.codes[:, j].astype(np.float64)
 
     def locate(self, names: Sequence[str]) -> tuple[list[int], list[int]]:
         """Positions of ``names`` among the numeric columns and among the categorical ones."""
@@ -264,12 +289,11 @@ class GowerTerms:
         self.order = rng.permutation(pool.n_rows)
         scale = np.asarray(ranges, dtype=np.float64)[nc] if nc else np.ones(0)
         qn = queries.numbers[:, nc] / scale
-        pn = pool.numbers[self.order][:, nc] / scale
-        self._q_gap, self._p_gap = np.isnan(qn), np.isnan(pn)
+        self._q_gap = np.isnan(qn)
         self._qn = np.nan_to_num(qn).astype(np.float32)
-        self._pn = np.nan_to_num(pn).astype(np.float32)
+        self._p_gap, self._pn = _scaled_columns(pool.numbers, self.order, nc, scale)
         self._qc = queries.codes[:, cc]
-        self._pc = pool.codes[self.order][:, cc]
+        self._pc = pool.codes[np.ix_(self.order, cc)]
         self.n_columns = len(nc) + len(cc)
         self.n_queries, self.n_pool = queries.n_rows, pool.n_rows
 
@@ -297,6 +321,20 @@ class GowerTerms:
             for j in range(self._qc.shape[1]):
                 np.not_equal(self._qc[s:e, j, None], self._pc[None, :, j], out=t[p + j], casting="unsafe")
             yield slice(s, e), t
+
+
+def _scaled_columns(numbers: np.ndarray, order: np.ndarray, cols: Sequence[int],
+                    scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The gaps and the float32 values (gaps as 0) of ``numbers[order][:, cols] / scale``, made a column at a
+    time: a million-row pool costs its float32 copy, not three float64 ones on the way."""
+    gap = np.empty((len(order), len(cols)), dtype=bool)
+    out = np.empty((len(order), len(cols)), dtype=np.float32)
+    for i, j in enumerate(cols):
+        col = numbers[order, j]
+        col /= scale[i]
+        gap[:, i] = np.isnan(col)
+        out[:, i] = np.nan_to_num(col, copy=False)
+    return gap, out
 
 
 def summed(terms: np.ndarray, cols: Sequence[int]) -> np.ndarray:

@@ -71,31 +71,58 @@ def univariate_predicates(index: ColumnIndex, numeric: np.ndarray, *, rng: np.ra
     The isolating predicates (at most ``n``) and the number of candidates they were drawn from.
     """
     S = index.sorted
-    cols, lows, highs = [], [], []
-    for j in range(S.shape[1]):
-        col = S[:, j]
-        n_gap = int(np.isinf(col).sum())
-        vals = col[: len(col) - n_gap]
-        if n_gap == 1:
-            cols.append([j])
-            lows.append([np.inf])
-            highs.append([np.inf])
-        if numeric[j] and len(vals):
-            cols += [[j], [j]]
-            lows += [[-np.inf], [vals[-1]]]
-            highs += [[vals[0]], [TOP]]
-        if len(vals):
-            u, k = np.unique(vals, return_counts=True)
-            once = u[k == 1]
-            cols += [[j]] * len(once)
-            lows += [[v] for v in once]
-            highs += [[v] for v in once]
-    if not cols:
+    columns = [_column_candidates(S[:, j], bool(numeric[j])) for j in range(S.shape[1])]
+    sizes = np.array([len(low) for low, _ in columns], dtype=np.int64)
+    total = int(sizes.sum())
+    if total == 0:
         return Predicates(np.zeros((0, 1), int), np.zeros((0, 1)), np.zeros((0, 1))), 0
-    preds = Predicates(np.array(cols, dtype=np.int64), np.array(lows, dtype=float), np.array(highs, dtype=float))
-    preds = preds.take(rng.permutation(len(preds)))
-    single = np.flatnonzero(count_matches(index, preds) == 1)
-    return preds.take(single[:n]), len(preds)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    lows = np.concatenate([low for low, _ in columns])
+    heads = [(int(s0), high) for s0, (_, high) in zip(starts, columns, strict=True)]
+    del columns
+    # the candidates in a random order, counted a chunk at a time until n isolate one released row (a
+    # million-row release has millions of candidates; the few hundred kept are found in the first chunks)
+    order = rng.permutation(total)
+    chunk = max(1024, 2 * n)
+    kept: list[Predicates] = []
+    found = 0
+    for s0 in range(0, total, chunk):
+        at = order[s0:s0 + chunk]
+        col = np.searchsorted(starts, at, side="right") - 1
+        low = lows[at]
+        high = low.copy()
+        for j in np.unique(col):
+            first, head_high = heads[j]
+            head = (col == j) & (at - first < len(head_high))
+            high[head] = head_high[at[head] - first]
+        preds = Predicates(col[:, None], low[:, None], high[:, None])
+        single = np.flatnonzero(count_matches(index, preds) == 1)[: n - found]
+        kept.append(preds.take(single))
+        found += len(single)
+        if found >= n:
+            break
+    return Predicates(*(np.concatenate([getattr(p, a) for p in kept]) for a in ("columns", "low", "high"))), total
+
+
+def _column_candidates(col: np.ndarray, numeric: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One sorted column's univariate candidates, in order: ``isna`` when exactly one row has a gap, ``<= min``
+    and ``>= max`` for a number, then ``== v`` for every value held by exactly one row (ascending). Returns
+    every candidate's lower end and the upper ends of the first ones (those not ``==``)."""
+    n_gap = int(np.isinf(col).sum())
+    vals = col[: len(col) - n_gap]
+    low: list[float] = []
+    high: list[float] = []
+    if n_gap == 1:
+        low.append(np.inf)
+        high.append(np.inf)
+    if numeric and len(vals):
+        low += [-np.inf, float(vals[-1])]
+        high += [float(vals[0]), TOP]
+    once = np.zeros(0)
+    if len(vals):
+        u, k = np.unique(vals, return_counts=True)
+        once = u[k == 1]
+    return np.concatenate([np.array(low, dtype=float), once]), np.array(high, dtype=float)
 
 
 class _Kept:
@@ -329,7 +356,9 @@ def singling_out(release: MixedTable, members: MixedTable, control: MixedTable, 
     if n_predicates < 1 or n_cols < 1:
         raise ParameterError("n_predicates and n_cols must be at least 1")
     attempts_cap = 50 * n_predicates if max_attempts is None else int(max_attempts)
-    R = release.take(release.unique_rows())
+    distinct = release.unique_rows()
+    R = release if len(distinct) == release.n_rows else release.take(distinct)  # no copy of a release all distinct
+    del distinct
     if R.n_rows == 0:
         raise InputError("the release is empty: there is nothing to single out with")
     index = ColumnIndex(R.values())
