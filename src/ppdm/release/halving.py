@@ -51,23 +51,9 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
 
     timings = {} if timings is None else timings
     ladders = [] if full else epsilon_ladders(jobs)  # every candidate measured fully: no rung left out
-    middle = {i for ladder in ladders for i in ladder[1:-1]}
-    with _Progress(title, progress, len(jobs) - len(middle)) as bar:
+    with _Progress(title, progress, len(jobs) - sum(len(lad) - 2 for lad in ladders)) as bar:
         t0 = time.perf_counter()
-        ends = [i for i in range(len(jobs)) if i not in middle]
-        first: list[dict[str, Any]] = [{} for _ in jobs]
-        for i, res in zip(ends, _run(table, [jobs[i] for i in ends], cache, "first", workers, bar, None),
-                          strict=True):
-            first[i] = res
-        rungs = [i for ladder in ladders for i in ladder_rungs(ladder, first, table.policy)]
-        bar.expect(len(rungs))
-        for i, res in zip(rungs, _run(table, [jobs[i] for i in rungs], cache, "first", workers, bar, None),
-                          strict=True):
-            first[i] = res
-        for ladder in ladders:
-            for i in ladder[1:-1]:
-                if not first[i]:
-                    first[i] = _not_measured(jobs[i], first[ladder[0]], first[ladder[-1]], table.policy)
+        first = _first_stage(table, jobs, cache, workers, bar, ladders)
         timings["first pass"] = round(time.perf_counter() - t0, 3)
         t0 = time.perf_counter()
         results = list(first)
@@ -145,9 +131,33 @@ def _not_measured(job: tuple[str, str, dict[str, Any]], top: dict[str, Any], bot
 
 def first_passes(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, *,
                  workers: int | None, progress: bool, title: str) -> list[dict[str, Any]]:
-    """Every job's first pass and nothing more (a large table's screening on its sample)."""
-    with _Progress(title, progress, len(jobs)) as bar:
-        return [_public(r) for r in _run(table, jobs, cache, "first", workers, bar, None)]
+    """Every job's first pass and nothing more (a large table's screening on its sample); the middle rungs of
+    an epsilon ladder only where its ends leave them open (:func:`ladder_rungs`)."""
+    ladders = epsilon_ladders(jobs)
+    with _Progress(title, progress, len(jobs) - sum(len(lad) - 2 for lad in ladders)) as bar:
+        return [_public(r) for r in _first_stage(table, jobs, cache, workers, bar, ladders)]
+
+
+def _first_stage(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any,
+                 workers: int | None, bar: _Progress, ladders: list[list[int]]) -> list[dict[str, Any]]:
+    """The first passes of ``jobs``: the ends of each epsilon ladder with every other job, then the middle rungs
+    their ends leave open; a rung left out is recorded with ``not_measured`` (why)."""
+    middle = {i for ladder in ladders for i in ladder[1:-1]}
+    ends = [i for i in range(len(jobs)) if i not in middle]
+    first: list[dict[str, Any]] = [{} for _ in jobs]
+    for i, res in zip(ends, _run(table, [jobs[i] for i in ends], cache, "first", workers, bar, None), strict=True):
+        first[i] = res
+    rungs = [i for ladder in ladders for i in ladder_rungs(ladder, first, table.policy)]
+    if rungs:
+        bar.expect(len(rungs))
+        for i, res in zip(rungs, _run(table, [jobs[i] for i in rungs], cache, "first", workers, bar, None),
+                          strict=True):
+            first[i] = res
+    for ladder in ladders:
+        for i in ladder[1:-1]:
+            if not first[i]:
+                first[i] = _not_measured(jobs[i], first[ladder[0]], first[ladder[-1]], table.policy)
+    return first
 
 
 def could_beat(c: dict[str, Any], best: dict[str, Any] | None, objective: str) -> bool:

@@ -256,10 +256,11 @@ def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tu
     note = (f"screened on a seeded sample of {size:,} of {n_rows:,} rows (risk on a sample is higher than "
             "on the whole table, so screening only rejects)")
     for c in screened:
-        c["stage"] = "screening"
-        c["measured_on"] = {"stage": "screening", "rows": int(size), "note": note}
+        if "not_measured" not in c:
+            c["stage"] = "screening"
+            c["measured_on"] = {"stage": "screening", "rows": int(size), "note": note}
     obj = cfg.policy.objective
-    ok = [i for i, c in enumerate(screened) if "failed" not in c]
+    ok = [i for i, c in enumerate(screened) if "failed" not in c and "not_measured" not in c]
     passing = sorted((i for i in ok if meets_policy(screened[i], cfg.policy)),
                      key=lambda i: -float(screened[i]["utility"].get(obj, float("-inf"))))
     queue = passing or sorted(ok, key=lambda i: risk_score(screened[i]))
