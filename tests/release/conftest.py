@@ -40,3 +40,18 @@ def small_config(tmp_path: Path) -> Path:
 
 def read_release(out: Path) -> pd.DataFrame:
     return pd.read_csv(out / "release.csv")
+
+
+#: two noise levels and microaggregation, all within a loose policy: three candidates measured fully, so that
+#: a steward has a choice (the override tests and the app's); a run takes about 20 s on one core
+CHOICE_CONFIG = """
+methods:
+  - method: noise
+    grid: {scale: [1.0, 2.0]}
+  - method: mdav
+    grid: {k: [20]}
+threat: population
+policy: {max_reidentification: 0.9, max_within_5pct: 0.9, max_singling_out: 1.0, max_linkability: 1.0,
+         max_membership_outliers: 1.0}
+n_jobs: 1
+"""

@@ -9,19 +9,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import one_line_error
-
-#: two noise levels and microaggregation, all within a loose policy: three candidates a steward can choose from
-CHOICE_CONFIG = """
-methods:
-  - method: noise
-    grid: {scale: [1.0, 2.0]}
-  - method: mdav
-    grid: {k: [20]}
-threat: population
-policy: {max_reidentification: 0.9, max_within_5pct: 0.9, max_singling_out: 1.0, max_linkability: 1.0,
-         max_membership_outliers: 1.0}
-n_jobs: 1
-"""
+from tests.release.conftest import CHOICE_CONFIG
 
 
 @pytest.fixture(scope="module")

@@ -177,9 +177,5 @@ def _copies(release: MixedTable) -> tuple[np.ndarray, np.ndarray]:
     row's cells (a collision, about 2^-64 a pair, would merge two groups)."""
     import pandas as pd
 
-    h = np.zeros(release.n_rows, dtype=np.uint64)
-    for col in release._cells():
-        h *= np.uint64(0x100000001B3)
-        h ^= pd.util.hash_array(col, categorize=False)
-    codes, _ = pd.factorize(h)
+    codes, _ = pd.factorize(release.row_hashes())
     return codes, np.bincount(codes)[codes].astype(np.float64)

@@ -96,12 +96,8 @@ class MixedTable:
         Rows are told apart by a 64-bit hash of their cells, a column at a time (a million-row release is
         never copied whole), and the rows that share a hash are checked cell by cell against the first of
         them; only a true collision of hashes falls back to comparing whole rows."""
-        h = np.zeros(self.n_rows, dtype=np.uint64)
-        for col in self._cells():
-            h *= np.uint64(0x100000001B3)
-            h ^= pd.util.hash_array(col, categorize=False)
-        codes, _ = pd.factorize(h)
-        first = np.flatnonzero(np.r_[True, np.diff(np.maximum.accumulate(codes)) > 0]) if len(h) else codes
+        codes, _ = pd.factorize(self.row_hashes())
+        first = np.flatnonzero(np.r_[True, np.diff(np.maximum.accumulate(codes)) > 0]) if len(codes) else codes
         if len(first) == self.n_rows:
             return first
         rep = first[codes]  # the first row holding each row's hash
@@ -109,6 +105,14 @@ class MixedTable:
             return first
         frame = pd.DataFrame(np.hstack([self.numbers, self.codes.astype(np.float64)]))
         return np.flatnonzero(~frame.duplicated().to_numpy())
+
+    def row_hashes(self) -> np.ndarray:
+        """A 64-bit hash of each row's cells, built a column at a time (equal rows, gaps included, hash alike)."""
+        h = np.zeros(self.n_rows, dtype=np.uint64)
+        for col in self._cells():
+            h *= np.uint64(0x100000001B3)
+            h ^= pd.util.hash_array(col, categorize=False)
+        return h
 
     def _cells(self) -> Iterator[np.ndarray]:
         """Every column as float64, one at a time: ``-0.0`` as ``0.0`` and every gap as the same NaN, so that

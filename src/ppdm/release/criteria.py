@@ -37,12 +37,9 @@ def _rng(table: SweepTable, stream: int) -> np.random.Generator:
 def keeps_no_row(method: str, params: dict[str, Any]) -> bool:
     """Whether a candidate publishes synthetic records or group centroids (no released row is a person's own
     perturbed row): the membership test is limited for these."""
-    from ppdm.registry import MECHANISMS
-    from ppdm.release.candidates import split_method
+    from ppdm.release.trial import mechanism_flag
 
-    numeric = split_method(method)[0]
-    entry = MECHANISMS.get(numeric)
-    return bool(entry is not None and getattr(entry.load(), "_keeps_no_row", False))
+    return mechanism_flag(method, "_keeps_no_row")
 
 
 def mixed_views(trial: Trial, releases: list[Released], rows: list[np.ndarray]) -> list[Any]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SweepTable", "Trial", "Released", "synthesises_records"]
+__all__ = ["SweepTable", "Trial", "Released", "synthesises_records", "mechanism_flag"]
 
 
 @dataclass(frozen=True)
@@ -168,8 +168,13 @@ class Trial:
 def synthesises_records(method: str) -> bool:
     """Whether a candidate's mechanism synthesises whole records from a fitted model (see
     :mod:`ppdm.flow.synthesis`): every release of it is a model's fit, the costliest of the sweep."""
+    return mechanism_flag(method, "_releases_table")
+
+
+def mechanism_flag(method: str, flag: str) -> bool:
+    """A class attribute ``flag`` of a candidate's mechanism (the numeric part of a combined candidate)."""
     from ppdm.registry import MECHANISMS
     from ppdm.release.candidates import split_method
 
     entry = MECHANISMS.get(split_method(method)[0])
-    return bool(entry is not None and getattr(entry.load(), "_releases_table", False))
+    return bool(entry is not None and getattr(entry.load(), flag, False))
