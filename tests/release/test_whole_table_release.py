@@ -45,8 +45,11 @@ def released(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd
     src = tmp / "t.csv"
     df.to_csv(src, index=False)
     out = tmp / "out"
+    # the two candidates often tie on utility (the choice between them follows the key's draws): the steward's
+    # choice makes the released mechanism the one whose group draws the gap test follows
     res = release(src, output_dir=out, config=load_config(None, CONFIG), id="pid", label="class", keep_ids=True,
-                  use_cache=False, progress=False, roles="region=sensitive")
+                  use_cache=False, progress=False, roles="region=sensitive", choose="mdav(k=10)",
+                  reason="the tests follow MDAV's group draws")
     return pd.read_csv(src), pd.read_csv(out / "release.csv"), res.record, out
 
 
@@ -105,7 +108,9 @@ def test_risk_counts_the_released_categories(released) -> None:
 def test_a_sensitive_column_is_measured_against_its_control(released) -> None:
     _, _, record, _ = released
     assert {c["name"]: c["role"] for c in record["columns"]}["region"] == "sensitive"
-    for c in record["candidates"]:
+    measured = [c for c in record["candidates"] if c["stage"] == "full battery"]
+    assert measured  # the chosen candidate at least; one stopped after its first pass has no sensitive risk
+    for c in measured:
         r = c["risk"]["sensitive"]["region"]
         inf = r["attribute_inference"]
         assert 0 <= inf["control"] <= 1 and inf["excess"] == pytest.approx(max(0.0, inf["members"] - inf["control"]))
@@ -120,7 +125,9 @@ def test_a_sensitive_date_or_integer_column_is_measured(tmp_path: Path) -> None:
     df.to_csv(src, index=False)
     res = release(src, output_dir=tmp_path / "out", config=load_config(None, CONFIG), id="pid", label="class",
                   use_cache=False, progress=False, roles="visit=sensitive,age=sensitive")
-    for c in res.record["candidates"]:
+    measured = [c for c in res.record["candidates"] if c["stage"] == "full battery"]
+    assert measured
+    for c in measured:
         for col in ("visit", "age"):
             inf = c["risk"]["sensitive"][col]["attribute_inference"]
             assert inf["measure"] == "share of values inferred within +-5 %", col
