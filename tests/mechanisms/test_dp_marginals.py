@@ -271,3 +271,38 @@ def test_perturb_releases_the_whole_mixed_table(cli, tmp_path) -> None:  # type:
     assert (rel["age"] == rel["age"].round()).all()
     assert "differential privacy" in out
     assert (tmp_path / "r.state").stat().st_mode & 0o077 == 0
+
+
+def test_aims_size_cap_is_private_pgms_junction_tree_size_for_every_candidate() -> None:
+    """The cap check (ppdm's own junction tree size, one per set of pairs a candidate adds) gives the same
+    sizes and verdicts as Private-PGM's own size of the model with each candidate, on random models."""
+    from mbi import Domain
+    from mbi.junction_tree import hypothetical_model_size
+
+    from ppdm.mechanisms.dp_model_size import model_size_mb
+    from ppdm.mechanisms.dp_select import _within_cap
+
+    rng = np.random.default_rng(3)
+    d = 12
+    sizes = rng.integers(2, 12, d)
+    domain = Domain([f"c{j}" for j in range(d)], [int(s) for s in sizes])
+    label = f"c{d - 1}"
+    base = [(f"c{j}", label) for j in range(d - 1)] + [("c0", "c3", label), ("c2", "c5")]
+    cands = list(itertools.combinations(range(d), 2)) + [(a, b, d - 1) for a, b in
+                                                                   itertools.combinations(range(d - 1), 2)]
+    exact = {c: hypothetical_model_size(domain, [*base, tuple(f"c{j}" for j in c)]) for c in cands}
+    for cap in np.quantile(list(exact.values()), [0.1, 0.5, 0.9]):  # caps that split the candidates
+        fits = _within_cap(sizes, base, cands, float(cap))
+        assert fits == {c: exact[c] <= cap for c in cands}
+        assert 0 < sum(fits.values()) < len(cands)
+    # random graphs of every kind: trees, forests, dense ones with fill-in, ties of equal sizes
+    for trial in range(60):
+        d = int(rng.integers(2, 10))
+        sizes = rng.integers(2, 4 if trial % 3 == 0 else 9, d)
+        cliques = [tuple(sorted(rng.choice(d, int(rng.integers(1, min(d, 3) + 1)), replace=False).tolist()))
+                   for _ in range(int(rng.integers(0, 2 * d)))]
+        if trial % 4 == 1:  # a random tree
+            cliques = [(int(rng.integers(0, j)), j) for j in range(1, d)]
+        domain = Domain([f"c{j}" for j in range(d)], [int(s) for s in sizes])
+        theirs = hypothetical_model_size(domain, [tuple(f"c{j}" for j in cl) for cl in cliques])
+        assert model_size_mb(sizes, cliques) == pytest.approx(theirs, rel=1e-12), (sizes, cliques)

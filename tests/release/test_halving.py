@@ -55,7 +55,7 @@ def _first(eps: float, holds: bool) -> dict[str, Any]:
     return {"method": "dp-aim", "params": {"epsilon": eps, "delta": 1e-9}, "risk": risk, "utility": {"x": 1.0}}
 
 
-def test_an_epsilon_ladder_is_settled_by_its_ends() -> None:
+def test_an_epsilon_ladder_is_climbed_down_from_its_top() -> None:
     jobs = [("a", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (1.0, 4.0, 0.5, 2.0)]
     jobs += [("b", "mdav", {"k": 20}), ("c", "noise", {"epsilon": 1.0})]  # not formal synthesisers: no ladder
     ladders = epsilon_ladders(jobs)
@@ -63,18 +63,33 @@ def test_an_epsilon_ladder_is_settled_by_its_ends() -> None:
     policy = Policy()
     ladder = ladders[0]
 
-    def rungs(top: bool, bottom: bool) -> list[int]:
-        first = [{} for _ in jobs]
-        first[ladder[0]], first[ladder[-1]] = _first(4.0, top), _first(0.5, bottom)
+    def rungs(top: bool | None, bottom: bool | None = None) -> list[int]:
+        first: list[dict[str, Any]] = [{} for _ in jobs]
+        if top is not None:
+            first[ladder[0]] = _first(4.0, top)
+        if bottom is not None:
+            first[ladder[-1]] = _first(0.5, bottom)
         return ladder_rungs(ladder, first, policy)
 
-    assert rungs(top=True, bottom=True) == []  # epsilon 4 holds: smaller ones are no more useful
-    assert rungs(top=False, bottom=False) == []  # epsilon 0.5 breaks it: larger ones break it too
+    assert rungs(top=None) == [1]  # nothing measured: the top first
+    assert rungs(top=True) == []  # epsilon 4 holds: smaller ones are no more useful, the bottom is not measured
+    assert rungs(top=False) == [2]  # epsilon 4 breaks it: the bottom next
+    assert rungs(top=False, bottom=False) == []  # epsilon 0.5 breaks it too: larger ones break it too
     assert rungs(top=False, bottom=True) == [3, 0]  # in between, a middle rung may be the most useful that holds
     first = [{} for _ in jobs]
     first[ladder[0]] = {"method": "dp-aim", "params": {"epsilon": 4.0}, "failed": "out of memory"}
+    assert ladder_rungs(ladder, first, policy) == [2]  # a rung that failed settles nothing
     first[ladder[-1]] = _first(0.5, False)
-    assert ladder_rungs(ladder, first, policy) == [3, 0]  # an end that failed settles nothing
+    assert ladder_rungs(ladder, first, policy) == [3, 0]
+
+
+def test_the_full_battery_runs_a_candidate_per_worker() -> None:
+    from joblib import cpu_count
+
+    from ppdm.release.halving import _batch_size
+
+    # the config's -1 is every core (a batch of one per stage left all but one core idle)
+    assert _batch_size(-1) == cpu_count() and _batch_size(1) == 1 and _batch_size(3) == 3
 
 
 def test_a_ladder_needs_three_rungs_of_one_mechanism() -> None:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ppdm.exceptions import ParameterError
 from ppdm.mechanisms.dp_columns import ColumnCode
-from ppdm.mechanisms.dp_marginals import MarginalSynthesis, flat_cells, load_mbi
+from ppdm.mechanisms.dp_marginals import MarginalSynthesis, flat_cells
 from ppdm.utils.validation import check_int, check_real
 
 __all__ = ["DPMST", "DPAIM"]
@@ -83,6 +83,29 @@ def model_marginal(tables: list[tuple[tuple[str, ...], np.ndarray]], total: floa
         shape[k] = cond.shape[0]
         joint = joint[..., None] * cond.reshape(shape)
     return (joint * total).ravel()
+
+
+def _within_cap(sizes: np.ndarray, base: list[tuple[str, ...]], candidates: list[tuple[int, ...]],
+                cap: float) -> dict[tuple[int, ...], bool]:
+    """Whether the model of the cliques ``base`` (Private-PGM's names) and each candidate stays within ``cap``
+    megabytes (:func:`~ppdm.mechanisms.dp_model_size.model_size_mb`).
+
+    The junction tree depends on the graph of the cliques alone, the pairs of columns they join: the candidates
+    that add the same pairs to the base's graph share one size, computed once (a label's three-way marginal adds
+    no more than its pair when the label's pairs are measured).
+    """
+    from ppdm.mechanisms.dp_model_size import model_size_mb
+
+    cliques = [tuple(int(name[1:]) for name in cl) for cl in base]
+    joined = {frozenset(p) for cl in cliques for p in itertools.combinations(cl, 2)}
+    known: dict[frozenset[frozenset[int]], float] = {}
+    out = {}
+    for c in candidates:
+        new = frozenset(frozenset(p) for p in itertools.combinations(c, 2)) - joined
+        if new not in known:
+            known[new] = model_size_mb(sizes, [*cliques, c])
+        out[c] = known[new] <= cap
+    return out
 
 
 def _true_marginals(t: np.ndarray, coded: Any, cliques: list[tuple[int, ...]], sizes: np.ndarray) -> list[np.ndarray]:
@@ -279,12 +302,10 @@ class DPAIM(MarginalSynthesis):
               cap: float, sigma: float) -> list[tuple[int, ...]]:
         """``k`` marginals the model gets most wrong, each chosen by OpenDP's noisy max (exponential
         mechanism) among those not measured whose addition keeps the model within ``cap``."""
-        mbi = load_mbi()
-        domain = self.model_domain(sizes)
         base = [tuple(cl) for cl in model.potentials.cliques]
         # AIM's size cap, checked against the model before this round (a structural fact, not a data one)
-        eligible = [c for c in weights if c not in measured and mbi.junction_tree.hypothetical_model_size(
-            domain, [*base, tuple(f"c{j}" for j in c)]) <= cap]
+        fits = _within_cap(sizes, base, [c for c in weights if c not in measured], cap)
+        eligible = [c for c in weights if c not in measured and fits[c]]
         tables, total = model_tables(model)
         model_counts = {c: model_marginal(tables, total, c) for c in eligible}
         chosen: list[tuple[int, ...]] = []

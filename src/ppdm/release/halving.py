@@ -11,6 +11,13 @@ those that can still be chosen.
    reaches above the best's). The candidates on the first pass's Pareto front (risk against utility) that
    hold the policy there are measured fully too, so that the report's front is fully measured.
 
+An **epsilon ladder** (one formally private synthesiser at several epsilons) is climbed down from its top, the
+most useful rung in expectation, within the first pass: the moment a rung's first pass ends, the rungs below it
+that the measured ones leave open (:func:`ladder_rungs`) run next, ahead of the candidates not yet started
+(:mod:`ppdm.release.scheduler`). When the top holds the policy no other rung is fitted (each fit costs more
+than the rest of a small table's sweep); two fits at once would also share the cores their JAX programs each
+take whole.
+
 A candidate stopped after its first pass says why in its verdict, and can never be chosen. With
 ``full=True`` every candidate that holds the policy after its first pass gets the full battery: the choice
 the staged sweep must reproduce.
@@ -19,7 +26,7 @@ the staged sweep must reproduce.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,46 +50,66 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
                  progress: bool, title: str = "release sweep", full: bool = False,
                  timings: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """One record per job, in order: the full battery's for the candidates measured fully, the first pass's
-    (with ``stopped``: why) for the others. ``jobs`` are (cache key, method, parameters); ``timings`` receives
-    each stage's wall-clock seconds."""
+    (with ``stopped``: why) for the others, ``not_measured`` (why) for the rungs of an epsilon ladder left out.
+    ``jobs`` are (cache key, method, parameters); ``timings`` receives each stage's wall-clock seconds."""
     import time
 
-    from ppdm.release.select import meets_policy, pareto_front
+    from ppdm.release.select import pareto_front
 
     timings = {} if timings is None else timings
     ladders = [] if full else epsilon_ladders(jobs)  # every candidate measured fully: no rung left out
-    with _Progress(title, progress, len(jobs) - sum(len(lad) - 2 for lad in ladders)) as bar:
+    obj = table.objective
+    with _Progress(title, progress, len(jobs) - sum(len(lad) - 1 for lad in ladders)) as bar:
         t0 = time.perf_counter()
         first = _first_stage(table, jobs, cache, workers, bar, ladders)
         timings["first pass"] = round(time.perf_counter() - t0, 3)
         t0 = time.perf_counter()
         results = list(first)
-        obj = table.objective
-        alive = [i for i, c in enumerate(first) if "failed" not in c and "not_measured" not in c
-                 and meets_policy(c, table.policy) and obj in c["utility"]]
-        alive.sort(key=lambda i: -float(first[i]["utility"][obj]))
-        front = set(pareto_front([first[i] for i in alive], obj))
-        on_front = {alive[j] for j in front}
-        best: int | None = None
-        queue = list(alive)
-        batch_size = max(1, workers or 1)
-        while queue:
-            batch = [i for i in queue if full or i in on_front or could_beat(first[i], _at(results, best), obj)]
-            batch = batch[:batch_size] if not full else batch
-            queue = [i for i in queue if i not in batch]
-            if not batch:
-                break
-            bar.expect(len(batch) * FULL_WEIGHT)
-            done = _run(table, [jobs[i] for i in batch], cache, "full", workers, bar, [first[i] for i in batch])
-            for i, res in zip(batch, done, strict=True):
-                results[i] = res
-                if "failed" not in res and meets_policy(res, table.policy) and (
-                        best is None or _objective(res, obj) > _objective(results[best], obj)):
-                    best = i
-        for i in queue:
+        alive = _alive(first, list(range(len(jobs))), table)
+        # the report's front (risk against utility) is measured fully too
+        on_front = {alive[j] for j in pareto_front([first[i] for i in alive], obj)}
+        best, stopped = _full_stage(table, jobs, cache, workers, bar, first, results, alive, on_front, full)
+        for i in stopped:
             results[i]["stopped"] = _why_stopped(first[i], _at(results, best), obj)
         timings["full battery"] = round(time.perf_counter() - t0, 3)
     return [_public(r) for r in results]
+
+
+def _alive(first: list[dict[str, Any]], idx: list[int], table: SweepTable) -> list[int]:
+    """The candidates of ``idx`` that hold the policy after their first pass, best first-pass utility first."""
+    from ppdm.release.select import meets_policy
+
+    obj = table.objective
+    out = [i for i in idx if "failed" not in first[i] and "not_measured" not in first[i]
+           and meets_policy(first[i], table.policy) and obj in first[i]["utility"]]
+    return sorted(out, key=lambda i: -float(first[i]["utility"][obj]))
+
+
+def _full_stage(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, workers: int | None,
+                bar: _Progress, first: list[dict[str, Any]], results: list[dict[str, Any]], queue: list[int],
+                protect: set[int], full: bool) -> tuple[int | None, list[int]]:
+    """The full battery for the candidates of ``queue`` that could still beat the best (those of ``protect``, and
+    every one when ``full``, regardless), a batch of one per worker at a time; their results into ``results``.
+    Returns the best that holds the policy and the candidates stopped after their first pass."""
+    from ppdm.release.select import meets_policy
+
+    obj = table.objective
+    best: int | None = None
+    batch_size = _batch_size(workers)
+    while queue:
+        batch = [i for i in queue if full or i in protect or could_beat(first[i], _at(results, best), obj)]
+        batch = batch[:batch_size] if not full else batch
+        queue = [i for i in queue if i not in batch]
+        if not batch:
+            break
+        bar.expect(len(batch) * FULL_WEIGHT)
+        done = _run(table, jobs, batch, cache, "full", workers, bar, firsts=first)
+        for i in batch:
+            res = results[i] = done[i]
+            if "failed" not in res and meets_policy(res, table.policy) and (
+                    best is None or _objective(res, obj) > _objective(results[best], obj)):
+                best = i
+    return best, queue
 
 
 def epsilon_ladders(jobs: list[tuple[str, str, dict[str, Any]]]) -> list[list[int]]:
@@ -99,24 +126,31 @@ def epsilon_ladders(jobs: list[tuple[str, str, dict[str, Any]]]) -> list[list[in
 
 
 def ladder_rungs(ladder: list[int], first: list[dict[str, Any]], policy: Any) -> list[int]:
-    """The middle rungs of an epsilon ladder worth a first pass, given its two ends'.
+    """The rungs of an epsilon ladder to measure next, given those measured (``first[i]`` empty: not yet).
 
-    A smaller epsilon adds more noise: in expectation it gives less utility and discloses less. So when the
-    largest epsilon holds the policy, a smaller one can only be less useful, and when the smallest breaks it,
-    a larger one breaks it too; only between a largest that breaks the policy and a smallest that holds it
-    can a middle rung be the most useful one that holds.
+    A smaller epsilon adds more noise: in expectation it gives less utility and discloses less. So the ladder is
+    climbed down from its top: when the largest epsilon holds the policy, a smaller one can only be less useful
+    (nothing more to measure); when it breaks the policy, the smallest is measured next, and when that breaks it
+    too, every larger one does; only between a largest that breaks the policy and a smallest that holds it can a
+    middle rung be the most useful one that holds. A rung that failed settles nothing: the next ones are measured.
     """
     from ppdm.release.select import meets_policy
 
     top, bottom = first[ladder[0]], first[ladder[-1]]
-    if "failed" in top or "failed" in bottom:  # an end that could not be measured says nothing of the others
-        return ladder[1:-1]
-    return ladder[1:-1] if (not meets_policy(top, policy) and meets_policy(bottom, policy)) else []
+    if not top:
+        return [ladder[0]]
+    if "failed" not in top and meets_policy(top, policy):
+        return []
+    if not bottom:
+        return [ladder[-1]]
+    if "failed" not in bottom and not meets_policy(bottom, policy) and "failed" not in top:
+        return []
+    return [i for i in ladder[1:-1] if not first[i]]
 
 
 def _not_measured(job: tuple[str, str, dict[str, Any]], top: dict[str, Any], bottom: dict[str, Any],
                   policy: Any) -> dict[str, Any]:
-    """The record of a middle rung of an epsilon ladder left out (see :func:`ladder_rungs`)."""
+    """The record of a rung of an epsilon ladder left out (see :func:`ladder_rungs`)."""
     from ppdm.release.select import meets_policy
 
     _, method, params = job
@@ -131,30 +165,38 @@ def _not_measured(job: tuple[str, str, dict[str, Any]], top: dict[str, Any], bot
 
 def first_passes(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, *,
                  workers: int | None, progress: bool, title: str) -> list[dict[str, Any]]:
-    """Every job's first pass and nothing more (a large table's screening on its sample); the middle rungs of
-    an epsilon ladder only where its ends leave them open (:func:`ladder_rungs`)."""
+    """Every job's first pass and nothing more (a large table's screening on its sample); the rungs of an
+    epsilon ladder below its top only where the rungs measured leave them open (:func:`ladder_rungs`)."""
     ladders = epsilon_ladders(jobs)
-    with _Progress(title, progress, len(jobs) - sum(len(lad) - 2 for lad in ladders)) as bar:
+    with _Progress(title, progress, len(jobs) - sum(len(lad) - 1 for lad in ladders)) as bar:
         return [_public(r) for r in _first_stage(table, jobs, cache, workers, bar, ladders)]
 
 
 def _first_stage(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any,
                  workers: int | None, bar: _Progress, ladders: list[list[int]]) -> list[dict[str, Any]]:
-    """The first passes of ``jobs``: the ends of each epsilon ladder with every other job, then the middle rungs
-    their ends leave open; a rung left out is recorded with ``not_measured`` (why)."""
-    middle = {i for ladder in ladders for i in ladder[1:-1]}
-    ends = [i for i in range(len(jobs)) if i not in middle]
+    """The first passes of ``jobs``: the top of each epsilon ladder with every other job; the moment a rung's
+    first pass ends, the rungs below it that the measured ones leave open (:func:`ladder_rungs`) run next. A
+    rung left out is recorded with ``not_measured`` (why)."""
+    below = {i for ladder in ladders for i in ladder[1:]}
+    ladder_of = {i: ladder for ladder in ladders for i in ladder}
     first: list[dict[str, Any]] = [{} for _ in jobs]
-    for i, res in zip(ends, _run(table, [jobs[i] for i in ends], cache, "first", workers, bar, None), strict=True):
+    sent: set[int] = set()
+
+    def follow(i: int, res: dict[str, Any]) -> list[int]:
         first[i] = res
-    rungs = [i for ladder in ladders for i in ladder_rungs(ladder, first, table.policy)]
-    if rungs:
-        bar.expect(len(rungs))
-        for i, res in zip(rungs, _run(table, [jobs[i] for i in rungs], cache, "first", workers, bar, None),
-                          strict=True):
-            first[i] = res
+        if i not in ladder_of:
+            return []
+        more = [j for j in ladder_rungs(ladder_of[i], first, table.policy) if j not in sent]
+        sent.update(more)
+        bar.expect_first(len(more))
+        return more
+
+    done = _run(table, jobs, [i for i in range(len(jobs)) if i not in below], cache, "first", workers, bar,
+                follow=follow)
+    for i, res in done.items():
+        first[i] = res
     for ladder in ladders:
-        for i in ladder[1:-1]:
+        for i in ladder[1:]:
             if not first[i]:
                 first[i] = _not_measured(jobs[i], first[ladder[0]], first[ladder[-1]], table.policy)
     return first
@@ -185,6 +227,14 @@ def _why_stopped(c: dict[str, Any], best: dict[str, Any] | None, objective: str)
             f"chosen candidate's ({theirs:.2f}) at the 95 % level, record by record, so it could not be chosen")
 
 
+def _batch_size(workers: int | None) -> int:
+    """Candidates sent to their full battery at a time: one per worker (``-1``: every core; ``None``: every
+    worker of the cluster joblib runs on)."""
+    from joblib import effective_n_jobs
+
+    return max(1, int(effective_n_jobs(-1 if workers is None else workers)))
+
+
 def _objective(c: dict[str, Any], objective: str) -> float:
     return float(c["utility"].get(objective, float("-inf")))
 
@@ -198,38 +248,45 @@ def _public(c: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in c.items() if k not in ("hits", "hits_rows", "held_out")}
 
 
-def _run(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, stage: str,
-         workers: int | None, bar: _Progress, firsts: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """One stage for ``jobs`` (cached results read back), over ``workers`` processes; results in order."""
-    from joblib import Parallel, delayed
-
-    weight = 1 if stage == "first" else FULL_WEIGHT
-    keys = [hashlib.sha256(f"{stage}:{key}".encode()).hexdigest() for key, _, _ in jobs]
-    results: dict[int, dict[str, Any]] = {}
-    todo = []
-    for i, key in enumerate(keys):
-        hit = cache.get(key)
-        if hit is not None:
-            results[i] = hit | {"cached": True}
-            bar.advance(weight)
-        else:
-            todo.append(i)
-    # the costliest candidates first, so that no worker is left with one at the end while the others idle
+def _run(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], idx: list[int], cache: Any, stage: str,
+         workers: int | None, bar: _Progress, firsts: list[dict[str, Any]] | None = None,
+         follow: Callable[[int, dict[str, Any]], list[int]] | None = None) -> dict[int, dict[str, Any]]:
+    """One stage for the jobs ``idx`` (cached results read back), over ``workers`` processes as they become free
+    (:mod:`ppdm.release.scheduler`); ``follow(i, result)`` names the jobs that job ``i``'s result opens (they
+    run next). Returns the result of every job run, by index."""
+    from ppdm.release.scheduler import run_tasks
     from ppdm.release.trial import synthesises_records
 
-    todo.sort(key=lambda i: not synthesises_records(jobs[i][1]))
+    weight = 1 if stage == "first" else FULL_WEIGHT
     fn = _first if stage == "first" else _full
-    calls = [delayed(_guarded)(i, fn, table, jobs[i][1], jobs[i][2], None if firsts is None else firsts[i])
-             for i in todo]
-    n_jobs = 1 if len(todo) <= 1 else workers
-    runner: Callable[[list[Any]], Iterator[Any]] = (
-        _here if n_jobs == 1 else Parallel(n_jobs=n_jobs, return_as="generator_unordered"))
-    for i, res in runner(calls):
+    results: dict[int, dict[str, Any]] = {}
+
+    def key(i: int) -> str:
+        return hashlib.sha256(f"{stage}:{jobs[i][0]}".encode()).hexdigest()
+
+    def tasks(todo: list[int]) -> list[Any]:
+        out = []
+        # the costliest candidates first, so that no worker is left with one at the end while the others idle
+        for i in sorted(todo, key=lambda i: not synthesises_records(jobs[i][1])):
+            hit = cache.get(key(i))
+            if hit is not None:
+                results[i] = hit | {"cached": True}
+                bar.advance(weight)
+                out += then(i, results[i])
+            else:
+                first = None if firsts is None else firsts[i]
+                out.append((i, _guarded, (i, fn, table, jobs[i][1], jobs[i][2], first)))
+        return out
+
+    def then(i: int, res: dict[str, Any]) -> list[Any]:
+        return tasks(follow(i, res)) if follow is not None else []
+
+    for i, res in run_tasks(tasks(idx), workers, then):
         if "failed" not in res:
-            cache.put(keys[i], res)
+            cache.put(key(i), res)
         results[i] = res | {"cached": False}
         bar.advance(weight)
-    return [results[i] for i in range(len(jobs))]
+    return results
 
 
 def _guarded(i: int, fn: Callable[..., dict[str, Any]], table: SweepTable, method: str, params: dict[str, Any],
@@ -261,12 +318,6 @@ def _full(table: SweepTable, method: str, params: dict[str, Any], first: dict[st
     return out
 
 
-def _here(calls: list[Any]) -> Iterator[Any]:
-    """Run joblib's delayed calls one after the other in this process."""
-    for fn, args, kwargs in calls:
-        yield fn(*args, **kwargs)
-
-
 class _Progress:
     """A transient bar over the sweep's work: a first pass counts one unit, a full battery
     :data:`FULL_WEIGHT`; the total grows as candidates are sent to their full battery, so the ETA counts
@@ -284,6 +335,13 @@ class _Progress:
     def _unit(self) -> str:
         text = f"first pass {self.done_first}/{self.first}"
         return text + (f", full battery {self.done_full}/{self.full}" if self.full else "")
+
+    def expect_first(self, n: int) -> None:
+        """``n`` more first passes (the rungs of an epsilon ladder its measured ones left open)."""
+        if n:
+            self.first += n
+            self.bar.update(self.task, total=self.first + self.full * FULL_WEIGHT, unit=self._unit())
+            self._tell()
 
     def expect(self, units: int) -> None:
         self.full += units // FULL_WEIGHT
