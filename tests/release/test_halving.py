@@ -83,15 +83,6 @@ def test_an_epsilon_ladder_is_climbed_down_from_its_top() -> None:
     assert ladder_rungs(ladder, first, policy) == [3, 0]
 
 
-def test_the_full_battery_runs_a_candidate_per_worker() -> None:
-    from joblib import cpu_count
-
-    from ppdm.release.halving import _batch_size
-
-    # the config's -1 is every core (a batch of one per stage left all but one core idle)
-    assert _batch_size(-1) == cpu_count() and _batch_size(1) == 1 and _batch_size(3) == 3
-
-
 def test_a_ladder_needs_three_rungs_of_one_mechanism() -> None:
     jobs = [("a", "dp-aim", {"epsilon": 1.0, "delta": 1e-9}), ("b", "dp-aim", {"epsilon": 4.0, "delta": 1e-9}),
             ("c", "dp-aim", {"epsilon": 2.0, "delta": 1e-6})]

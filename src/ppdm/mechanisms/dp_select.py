@@ -286,7 +286,7 @@ class DPAIM(MarginalSynthesis):
         n = self.n_records_
         model = self.estimate_model(found, sizes, n, iters=300)
         round_cost = per_round * unit / (1.0 - AIM_SELECT_SHARE)
-        for _ in range(int(self.rounds)):
+        for round_no in range(int(self.rounds)):
             # AIM's cap on the model grows with the share of the budget spent by the end of the round
             cap = float(self.max_model_size) * min(1.0, (budget.spent + round_cost) / budget.rho)
             chosen = self._pick(budget, codes, sizes, model, weights, measured, per_round, unit, cap,
@@ -294,7 +294,9 @@ class DPAIM(MarginalSynthesis):
             for c in chosen:
                 found.append(self.measure_clique(budget, codes, sizes, c, unit))
                 measured |= {sub for r in range(1, len(c) + 1) for sub in itertools.combinations(c, r)}
-            model = self.estimate_model(found, sizes, n, iters=300, warm=model)
+            # the next round picks against the new model; after the last one the fit estimates its own
+            if round_no + 1 < int(self.rounds):
+                model = self.estimate_model(found, sizes, n, iters=300, warm=model)
         return found, None
 
     def _pick(self, budget: Any, codes: list[ColumnCode], sizes: np.ndarray, model: Any,

@@ -4,19 +4,19 @@ those that can still be chosen.
 1. **First pass** (:mod:`ppdm.release.first_pass`) for every candidate, in parallel. A candidate that
    breaks a limit of the policy there breaks it for good (the full battery keeps every measurement of the
    first pass and can only add risk): its verdict is final.
-2. **Full battery** (:mod:`ppdm.release.full_battery`) for the others, best first-pass utility first, a batch
-   of as many candidates as there are workers at a time. Once one holds the policy, a candidate goes on
-   only if it could still beat the best so far: the difference of their first-fold utilities, compared
+2. **Full battery** (:mod:`ppdm.release.full_battery`) for the others, best first-pass utility first, one
+   candidate per free worker. Once one holds the policy, a candidate goes on only if it could still beat the
+   best so far: the difference of their first-fold utilities, compared
    record by record on the same held-out records, is not below zero at the 95 % level (its paired interval
    reaches above the best's). The candidates on the first pass's Pareto front (risk against utility) that
    hold the policy there are measured fully too, so that the report's front is fully measured.
 
 An **epsilon ladder** (one formally private synthesiser at several epsilons) is climbed down from its top, the
-most useful rung in expectation, within the first pass: the moment a rung's first pass ends, the rungs below it
-that the measured ones leave open (:func:`ladder_rungs`) run next, ahead of the candidates not yet started
-(:mod:`ppdm.release.scheduler`). When the top holds the policy no other rung is fitted (each fit costs more
-than the rest of a small table's sweep); two fits at once would also share the cores their JAX programs each
-take whole.
+most useful rung in expectation: the moment a rung's first pass ends, the rungs below it that the measured ones
+leave open (:func:`ladder_rungs`) run next, ahead of any other work. When the top holds the policy no other rung
+is fitted (each fit costs more than the rest of a small table's sweep; two at once would also share the cores
+their JAX programs each take whole). The work is ordered by :mod:`ppdm.release.staging`: the full batteries run
+beside a ladder's fits, not after them.
 
 A candidate stopped after its first pass says why in its verdict, and can never be chosen. With
 ``full=True`` every candidate that holds the policy after its first pass gets the full battery: the choice
@@ -25,7 +25,6 @@ the staged sweep must reproduce.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -54,25 +53,38 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
     ``jobs`` are (cache key, method, parameters); ``timings`` receives each stage's wall-clock seconds."""
     import time
 
-    from ppdm.release.select import pareto_front
 
     timings = {} if timings is None else timings
     ladders = [] if full else epsilon_ladders(jobs)  # every candidate measured fully: no rung left out
-    obj = table.objective
     with _Progress(title, progress, len(jobs) - sum(len(lad) - 1 for lad in ladders)) as bar:
         t0 = time.perf_counter()
-        first = _first_stage(table, jobs, cache, workers, bar, ladders)
-        timings["first pass"] = round(time.perf_counter() - t0, 3)
-        t0 = time.perf_counter()
-        results = list(first)
-        alive = _alive(first, list(range(len(jobs))), table)
-        # the report's front (risk against utility) is measured fully too
-        on_front = {alive[j] for j in pareto_front([first[i] for i in alive], obj)}
-        best, stopped = _full_stage(table, jobs, cache, workers, bar, first, results, alive, on_front, full)
-        for i in stopped:
-            results[i]["stopped"] = _why_stopped(first[i], _at(results, best), obj)
-        timings["full battery"] = round(time.perf_counter() - t0, 3)
+        run = _staged(table, jobs, cache, workers, bar, ladders, full)
+        first_end = run.first_done_at or time.perf_counter()
+        # the stages overlap (full batteries run beside an epsilon ladder's fits): the first pass until the
+        # order of the full batteries was set, the full battery from there to the end
+        timings["first pass"] = round(first_end - t0, 3)
+        timings["full battery"] = round(time.perf_counter() - first_end, 3)
+    results = run.results
+    for i in run.stopped:
+        results[i]["stopped"] = _why_stopped(run.first[i], _at(results, run.best), table.objective)
     return [_public(r) for r in results]
+
+
+def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, workers: int | None,
+            bar: _Progress, ladders: list[list[int]], full: bool | None) -> Any:
+    """The sweep's work, run as workers become free (:mod:`ppdm.release.staging`); every rung of a ladder left
+    out recorded with ``not_measured`` (why)."""
+    from ppdm.release.scheduler import run_pulled
+    from ppdm.release.staging import StagedRun
+
+    run = StagedRun(table, jobs, cache, bar, ladders, full)
+    run_pulled(run.pick, run.done, workers)
+    for ladder in ladders:
+        for i in ladder[1:]:
+            if not run.first[i]:
+                run.first[i] = run.results[i] = _not_measured(jobs[i], run.first[ladder[0]], run.first[ladder[-1]],
+                                                              table.policy)
+    return run
 
 
 def _alive(first: list[dict[str, Any]], idx: list[int], table: SweepTable) -> list[int]:
@@ -83,33 +95,6 @@ def _alive(first: list[dict[str, Any]], idx: list[int], table: SweepTable) -> li
     out = [i for i in idx if "failed" not in first[i] and "not_measured" not in first[i]
            and meets_policy(first[i], table.policy) and obj in first[i]["utility"]]
     return sorted(out, key=lambda i: -float(first[i]["utility"][obj]))
-
-
-def _full_stage(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, workers: int | None,
-                bar: _Progress, first: list[dict[str, Any]], results: list[dict[str, Any]], queue: list[int],
-                protect: set[int], full: bool) -> tuple[int | None, list[int]]:
-    """The full battery for the candidates of ``queue`` that could still beat the best (those of ``protect``, and
-    every one when ``full``, regardless), a batch of one per worker at a time; their results into ``results``.
-    Returns the best that holds the policy and the candidates stopped after their first pass."""
-    from ppdm.release.select import meets_policy
-
-    obj = table.objective
-    best: int | None = None
-    batch_size = _batch_size(workers)
-    while queue:
-        batch = [i for i in queue if full or i in protect or could_beat(first[i], _at(results, best), obj)]
-        batch = batch[:batch_size] if not full else batch
-        queue = [i for i in queue if i not in batch]
-        if not batch:
-            break
-        bar.expect(len(batch) * FULL_WEIGHT)
-        done = _run(table, jobs, batch, cache, "full", workers, bar, firsts=first)
-        for i in batch:
-            res = results[i] = done[i]
-            if "failed" not in res and meets_policy(res, table.policy) and (
-                    best is None or _objective(res, obj) > _objective(results[best], obj)):
-                best = i
-    return best, queue
 
 
 def epsilon_ladders(jobs: list[tuple[str, str, dict[str, Any]]]) -> list[list[int]]:
@@ -169,37 +154,7 @@ def first_passes(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
     epsilon ladder below its top only where the rungs measured leave them open (:func:`ladder_rungs`)."""
     ladders = epsilon_ladders(jobs)
     with _Progress(title, progress, len(jobs) - sum(len(lad) - 1 for lad in ladders)) as bar:
-        return [_public(r) for r in _first_stage(table, jobs, cache, workers, bar, ladders)]
-
-
-def _first_stage(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any,
-                 workers: int | None, bar: _Progress, ladders: list[list[int]]) -> list[dict[str, Any]]:
-    """The first passes of ``jobs``: the top of each epsilon ladder with every other job; the moment a rung's
-    first pass ends, the rungs below it that the measured ones leave open (:func:`ladder_rungs`) run next. A
-    rung left out is recorded with ``not_measured`` (why)."""
-    below = {i for ladder in ladders for i in ladder[1:]}
-    ladder_of = {i: ladder for ladder in ladders for i in ladder}
-    first: list[dict[str, Any]] = [{} for _ in jobs]
-    sent: set[int] = set()
-
-    def follow(i: int, res: dict[str, Any]) -> list[int]:
-        first[i] = res
-        if i not in ladder_of:
-            return []
-        more = [j for j in ladder_rungs(ladder_of[i], first, table.policy) if j not in sent]
-        sent.update(more)
-        bar.expect_first(len(more))
-        return more
-
-    done = _run(table, jobs, [i for i in range(len(jobs)) if i not in below], cache, "first", workers, bar,
-                follow=follow)
-    for i, res in done.items():
-        first[i] = res
-    for ladder in ladders:
-        for i in ladder[1:]:
-            if not first[i]:
-                first[i] = _not_measured(jobs[i], first[ladder[0]], first[ladder[-1]], table.policy)
-    return first
+        return [_public(r) for r in _staged(table, jobs, cache, workers, bar, ladders, None).first]
 
 
 def could_beat(c: dict[str, Any], best: dict[str, Any] | None, objective: str) -> bool:
@@ -227,14 +182,6 @@ def _why_stopped(c: dict[str, Any], best: dict[str, Any] | None, objective: str)
             f"chosen candidate's ({theirs:.2f}) at the 95 % level, record by record, so it could not be chosen")
 
 
-def _batch_size(workers: int | None) -> int:
-    """Candidates sent to their full battery at a time: one per worker (``-1``: every core; ``None``: every
-    worker of the cluster joblib runs on)."""
-    from joblib import effective_n_jobs
-
-    return max(1, int(effective_n_jobs(-1 if workers is None else workers)))
-
-
 def _objective(c: dict[str, Any], objective: str) -> float:
     return float(c["utility"].get(objective, float("-inf")))
 
@@ -246,47 +193,6 @@ def _at(results: list[dict[str, Any]], i: int | None) -> dict[str, Any] | None:
 def _public(c: dict[str, Any]) -> dict[str, Any]:
     """A candidate's record without what only the sweep needed (per-record hits, raw held-out results)."""
     return {k: v for k, v in c.items() if k not in ("hits", "hits_rows", "held_out")}
-
-
-def _run(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], idx: list[int], cache: Any, stage: str,
-         workers: int | None, bar: _Progress, firsts: list[dict[str, Any]] | None = None,
-         follow: Callable[[int, dict[str, Any]], list[int]] | None = None) -> dict[int, dict[str, Any]]:
-    """One stage for the jobs ``idx`` (cached results read back), over ``workers`` processes as they become free
-    (:mod:`ppdm.release.scheduler`); ``follow(i, result)`` names the jobs that job ``i``'s result opens (they
-    run next). Returns the result of every job run, by index."""
-    from ppdm.release.scheduler import run_tasks
-    from ppdm.release.trial import synthesises_records
-
-    weight = 1 if stage == "first" else FULL_WEIGHT
-    fn = _first if stage == "first" else _full
-    results: dict[int, dict[str, Any]] = {}
-
-    def key(i: int) -> str:
-        return hashlib.sha256(f"{stage}:{jobs[i][0]}".encode()).hexdigest()
-
-    def tasks(todo: list[int]) -> list[Any]:
-        out = []
-        # the costliest candidates first, so that no worker is left with one at the end while the others idle
-        for i in sorted(todo, key=lambda i: not synthesises_records(jobs[i][1])):
-            hit = cache.get(key(i))
-            if hit is not None:
-                results[i] = hit | {"cached": True}
-                bar.advance(weight)
-                out += then(i, results[i])
-            else:
-                first = None if firsts is None else firsts[i]
-                out.append((i, _guarded, (i, fn, table, jobs[i][1], jobs[i][2], first)))
-        return out
-
-    def then(i: int, res: dict[str, Any]) -> list[Any]:
-        return tasks(follow(i, res)) if follow is not None else []
-
-    for i, res in run_tasks(tasks(idx), workers, then):
-        if "failed" not in res:
-            cache.put(key(i), res)
-        results[i] = res | {"cached": False}
-        bar.advance(weight)
-    return results
 
 
 def _guarded(i: int, fn: Callable[..., dict[str, Any]], table: SweepTable, method: str, params: dict[str, Any],
