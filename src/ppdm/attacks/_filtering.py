@@ -105,6 +105,27 @@ def ks_statistic(a: np.ndarray, b_sorted: np.ndarray) -> float:
     return float(np.max(np.abs(fa - fb)))
 
 
+def ks_matrix(A: np.ndarray, B_sorted: np.ndarray) -> np.ndarray:
+    """:func:`ks_statistic` of every column of ``A`` against every column of ``B_sorted`` (each sorted).
+
+    The statistic is the largest gap of the two empirical distribution functions over the values of both
+    samples: each ECDF is read at its own values once (by column), and at the other's values by one binary
+    search per pair.
+    """
+    A = np.sort(A, axis=0)
+    na, nb = len(A), len(B_sorted)
+    own_a = np.column_stack([np.searchsorted(A[:, i], A[:, i], side="right") for i in range(A.shape[1])]) / na
+    own_b = np.column_stack([np.searchsorted(B_sorted[:, j], B_sorted[:, j], side="right")
+                             for j in range(B_sorted.shape[1])]) / nb
+    out = np.empty((A.shape[1], B_sorted.shape[1]))
+    for i in range(A.shape[1]):
+        for j in range(B_sorted.shape[1]):
+            b_at_a = np.searchsorted(B_sorted[:, j], A[:, i], side="right") / nb
+            a_at_b = np.searchsorted(A[:, i], B_sorted[:, j], side="right") / na
+            out[i, j] = max(np.abs(own_a[:, i] - b_at_a).max(), np.abs(a_at_b - own_b[:, j]).max())
+    return out
+
+
 #: FastICA learns the unmixing from at most this many rows (it is then applied to all of them)
 ICA_FIT_ROWS = 10_000
 
@@ -163,14 +184,10 @@ def ica_attack(
     sd = np.where(sd == 0, 1.0, sd)
     sub = np.arange(n) if n <= 5000 else np.sort(rng.choice(n, 5000, replace=False))
     S_sub = (sources(sub) - s_mu) / s_sd
-    cost = np.empty((k, m))
-    sign = np.empty((k, m))
     Xsorted = np.sort((X[sub] - mu) / sd, axis=0)
-    for i in range(k):
-        for j in range(m):
-            d_plus = ks_statistic(S_sub[:, i], Xsorted[:, j])
-            d_minus = ks_statistic(-S_sub[:, i], Xsorted[:, j])
-            cost[i, j], sign[i, j] = (d_plus, 1.0) if d_plus <= d_minus else (d_minus, -1.0)
+    d_plus, d_minus = ks_matrix(S_sub, Xsorted), ks_matrix(-S_sub, Xsorted)
+    cost = np.minimum(d_plus, d_minus)
+    sign = np.where(d_plus <= d_minus, 1.0, -1.0)
     r, c = linear_sum_assignment(cost)
     S = (sources(None if out_rows is None else out) - s_mu) / s_sd
     X_hat = np.broadcast_to(column_quantiles(X), (len(out), m)).copy()
