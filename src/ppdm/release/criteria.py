@@ -130,6 +130,26 @@ def inference_test(trial: Trial, part: Released, train: np.ndarray, test: np.nda
     return inference_by_column(release, members, control, rng=_rng(t, 45))
 
 
+#: the last table's outlyingness in this process (every candidate of a sweep asks it of the same records)
+_OUTLYING: dict[str, np.ndarray] = {}
+
+
+def _outlyingness_of(original: Any) -> np.ndarray:
+    """How isolated each of the original's records is (:func:`ppdm.attacks.outlyingness`, on the original's own
+    ranges): a property of the table, not of a candidate, computed once per table in a worker."""
+    import hashlib
+
+    from ppdm.attacks import column_ranges, outlyingness
+
+    digest = hashlib.sha256(np.ascontiguousarray(original.numbers).tobytes()
+                            + np.ascontiguousarray(original.codes).tobytes()).hexdigest()
+    if digest not in _OUTLYING:
+        _OUTLYING.clear()
+        _OUTLYING[digest] = outlyingness(original, k=int(min(5, original.n_rows - 1)),
+                                         ranges=column_ranges(original))
+    return _OUTLYING[digest]
+
+
 def membership_of(trial: Trial, parts: list[Released]) -> dict[str, Any]:
     """Membership inference from the distance to the closest released row (see the module): ``parts`` are the
     releases of the folds' training rows, in the folds' order."""
@@ -137,7 +157,6 @@ def membership_of(trial: Trial, parts: list[Released]) -> dict[str, Any]:
         column_ranges,
         distance_to_closest,
         membership_advantage,
-        outlyingness,
         paired_outlier_advantage,
     )
 
@@ -161,7 +180,7 @@ def membership_of(trial: Trial, parts: list[Released]) -> dict[str, Any]:
         dcr_in.append(distance_to_closest(people, released[(f + 1) % len(folds)], ranges=ranges, rng=_rng(t, 70 + f)))
     order = np.argsort(np.concatenate(held), kind="stable")  # the records in ``everyone``'s order
     d_in, d_out = np.concatenate(dcr_in)[order], np.concatenate(dcr_out)[order]
-    outlying = outlyingness(original, k=int(min(5, original.n_rows - 1)), ranges=ranges)
+    outlying = _outlyingness_of(original)
     overall = membership_advantage(d_in, d_out)
     outliers = paired_outlier_advantage(d_in, d_out, outlying, overall["threshold"])
     return {"overall": overall, "outliers": outliers, "paired": True,
