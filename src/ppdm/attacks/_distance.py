@@ -17,6 +17,8 @@ __all__ = ["gauss_newton_locate", "distance_attack"]
 
 # targets attacked per call (the solve is batched; above this a seeded sample is attacked)
 MAX_TARGETS = 500
+#: Gauss-Newton stops once no target's objective falls by more than this share in an iteration
+STALL = 1e-9
 
 
 def gauss_newton_locate(
@@ -27,6 +29,7 @@ def gauss_newton_locate(
     tol: float = 1e-10,
     max_iter: int = 100,
     damping: float = 1.0,
+    stall: float | None = None,
 ) -> tuple[np.ndarray, int]:
     """Locate points from their distances to known references (batched Gauss-Newton, eqs. 4.15-4.18).
 
@@ -41,6 +44,12 @@ def gauss_newton_locate(
         Stop when the largest step is below ``tol``.
     damping : float
         Step length in (0, 1]; 1 is the undamped Gauss-Newton step ``x + lstsq(A, -g)``.
+    stall : float or None
+        None: the published algorithm, every target iterated until the largest step is below ``tol``. A share
+        (the attack's :data:`STALL`): each target stops once its step is below ``tol`` or its objective fell by
+        less than that share in an iteration (a release that does not preserve distances has a positive
+        minimum, and rounding keeps the steps of one that does above ``tol``: the published loop then runs to
+        ``max_iter`` and drifts along the objective's flat directions).
 
     Returns
     -------
@@ -51,29 +60,41 @@ def gauss_newton_locate(
     D = np.atleast_2d(np.asarray(distances, dtype=np.float64))
     x = np.array(np.broadcast_to(np.atleast_2d(x0), (D.shape[0], R.shape[1])), dtype=np.float64)
 
-    def residuals(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def residuals(x: np.ndarray, rows: np.ndarray | slice = slice(None)) -> tuple[np.ndarray, np.ndarray,
+                                                                                 np.ndarray]:
         diff = x[:, None, :] - R[None, :, :]                # t x K x m
         norm = np.linalg.norm(diff, axis=2)
         norm = np.where(norm == 0, 1e-12, norm)
-        return norm - D, diff, norm
+        return norm - D[rows], diff, norm
 
     g, diff, norm = residuals(x)
+    G = (g**2).sum(axis=1)
+    active = np.arange(len(x))  # the targets still moving: a converged or stalled one is left where it is
     it = 0
     for _ in range(max_iter):
         it += 1
-        A = diff / norm[:, :, None]                         # rows grad g_i^T
-        step = _batched_lstsq(A, -g) * damping
+        xa, ga, diffa, norma = x[active], g[active], diff[active], norm[active]
+        A = diffa / norma[:, :, None]                       # rows grad g_i^T
+        step = _batched_lstsq(A, -ga) * damping
+        Ga = G[active]
         # backtracking: halve the step of any target whose objective G would grow
-        G = (g**2).sum(axis=1)
         for _half in range(8):
-            g_new, diff_new, norm_new = residuals(x + step)
-            worse = (g_new**2).sum(axis=1) > G
+            g_new, diff_new, norm_new = residuals(xa + step, active)
+            worse = (g_new**2).sum(axis=1) > Ga
             if not worse.any():
                 break
             step[worse] *= 0.5
-        x += step
-        g, diff, norm = g_new, diff_new, norm_new
-        if np.max(np.abs(step)) < tol:
+        x[active] = xa + step
+        g[active], diff[active], norm[active] = g_new, diff_new, norm_new
+        G_new = (g_new**2).sum(axis=1)
+        G[active] = G_new
+        if stall is None:
+            if np.max(np.abs(step)) < tol:
+                break
+            continue
+        moving = (np.abs(step).max(axis=1) >= tol) & (Ga - G_new > stall * Ga)
+        active = active[moving]
+        if not len(active):
             break
     return (x[0] if np.ndim(distances) == 1 else x), it
 
@@ -98,9 +119,12 @@ def _batched_lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def distance_attack(
-    X: np.ndarray, Y: np.ndarray, known: np.ndarray, rng: np.random.Generator, *, rows_only: bool = False
+    X: np.ndarray, Y: np.ndarray, known: np.ndarray, rng: np.random.Generator, *, rows_only: bool = False,
+    stall: float | None = STALL,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Attack every (or a sample of) unknown record(s); returns estimates, attacked rows (sorted) and rho.
+
+    ``stall``: see :func:`gauss_newton_locate` (None: the published algorithm, as the reproductions run it).
 
     The estimates are a copy of ``X`` with the attacked rows replaced, or with ``rows_only`` the attacked
     rows' estimates alone (in the order of the attacked rows): a large table is never copied.
@@ -128,7 +152,8 @@ def distance_attack(
     batch = max(1, int(4_000_000 // max(1, Rx.shape[0] * Rx.shape[1])))
     for s in range(0, len(targets), batch):
         est[s : s + batch] = np.atleast_2d(
-            gauss_newton_locate(Rx, D[s : s + batch], x0[s : s + batch], tol=tol, max_iter=30)[0])
+            gauss_newton_locate(Rx, D[s : s + batch], x0[s : s + batch], tol=tol, max_iter=30,
+                                stall=stall)[0])
     truth = X[targets]
     denom = cdist(truth, Rx).mean(axis=1)
     rho_star = np.linalg.norm(est - truth, axis=1) / np.where(denom == 0, 1.0, denom)

@@ -106,10 +106,10 @@ def _attack(X: np.ndarray, Y: np.ndarray, known: np.ndarray, targets: np.ndarray
     pos = np.searchsorted(sub, known)
     rng = np.random.default_rng(seed)
     if space == "original":
-        X_hat, rows, det = distance_attack(X[sub], Y[sub], pos, rng)
+        X_hat, rows, det = distance_attack(X[sub], Y[sub], pos, rng, stall=None)
     else:
         # roles swapped: references and estimates in the release, distances from the original records
-        X_hat, rows, det = distance_attack(Y[sub], X[sub], pos, rng)
+        X_hat, rows, det = distance_attack(Y[sub], X[sub], pos, rng, stall=None)
     err = np.linalg.norm(X_hat[rows] - X[sub][rows], axis=1)
     return float(det["rho"]), float(np.median(err))
 

@@ -169,7 +169,7 @@ def sweep(Z: np.ndarray, *, figure: str, p_values: Iterable[int], trials: int, m
                     sub = np.sort(np.concatenate([known, np.random.default_rng(target_seed).choice(
                         np.setdiff1d(np.arange(n), known), min(n_targets, n - len(known)), replace=False)]))
                     pos = np.searchsorted(sub, known)
-                    _, _, det = distance_attack(Z[sub], Y[sub], pos, np.random.default_rng(target_seed))
+                    _, _, det = distance_attack(Z[sub], Y[sub], pos, np.random.default_rng(target_seed), stall=None)
                     score = det["rho"]
                 else:
                     X_hat, _ = pca_attack(Z, Y, known)
