@@ -50,9 +50,13 @@ class StagedRun:
         self.ladders = ladders
         self.ladder_of = {i: ladder for ladder in ladders for i in ladder}
         below = {i for ladder in ladders for i in ladder[1:]}
-        # the costliest first, so that no worker is left with one at the end while the others idle
-        self.waiting = deque(sorted((i for i in range(len(jobs)) if i not in below),
-                                    key=lambda i: not synthesises_records(jobs[i][1])))
+        # the costliest first, so that no worker is left with one at the end while the others idle: the
+        # synthesisers of whole records (a model's fit a release), then the other formally private mechanisms
+        # (each release measures the table through OpenDP), then the rest in the config's order
+        def cost_rank(i: int) -> int:
+            return 0 if synthesises_records(jobs[i][1]) else 1 if "epsilon" in jobs[i][2] else 2
+
+        self.waiting = deque(sorted((i for i in range(len(jobs)) if i not in below), key=cost_rank))
         self.opened: deque[int] = deque()
         self.sent: set[int] = set(self.waiting)
         self.running_first: set[int] = set()
