@@ -55,7 +55,8 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     The result has the record's fields (``method``, ``params``, ``value``, ``utility``, ``attacks``, ``risk``,
     ``seconds``, ``timings``) and ``stage: "first pass"``; ``hits`` (private to the sweep) holds which held-out
     records the objective's model classified right, for the paired comparisons of
-    :mod:`ppdm.release.halving`, and ``held_out`` (private too) the held-out measurements as they were made.
+    :mod:`ppdm.release.halving`, and ``held_out`` (private too) the held-out measurements as they were made;
+    a synthesiser's ``fold0`` (private, never cached) is its release of the first fold, for the full battery.
     """
     from ppdm.attacks import FIRST_SPACES, run_attacks_named
     from ppdm.metrics import value_metrics
@@ -88,6 +89,9 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
         out["held_out"] = {"tests": tests}
         if hits is not None:
             out["hits"], out["hits_rows"] = pack_hits(hits), int(len(hits))
+    if on_fold and screened.raw is not None and "hits" in out:
+        # the full battery measures this same release of the first fold instead of fitting a model again
+        out["fold0"] = (screened.raw, screened.label if screened.synthetic_label else None)
     out["seconds"] = time.perf_counter() - t0
     out["timings"] = {"first pass": clock.laps}
     return out

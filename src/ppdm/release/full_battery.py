@@ -43,6 +43,8 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     t0 = time.perf_counter()
     clock = Clock()
     trial = Trial(table, method, params)
+    if first.get("fold0") is not None and table.folds:
+        trial.adopt("fold 0", table.folds[0][0], *first["fold0"])  # the first pass's fit, not a second one
     whole = trial.release()
     clock.lap("release")
     X_att, B_att, cats, columns = trial.attack_view(whole)
@@ -84,6 +86,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
         clock.lap("membership and inference")
     out = dict(first)
     out.pop("linkage_on", None)
+    out.pop("fold0", None)
     out.update({"utility": util, "attacks": attacks, "risk": risk, "stage": "full battery",
                 "seconds": first.get("seconds", 0.0) + time.perf_counter() - t0,
                 "timings": {**first.get("timings", {}), "full battery": clock.laps}})

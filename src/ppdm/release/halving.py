@@ -193,7 +193,7 @@ def _at(results: list[dict[str, Any]], i: int | None) -> dict[str, Any] | None:
 
 def _public(c: dict[str, Any]) -> dict[str, Any]:
     """A candidate's record without what only the sweep needed (per-record hits, raw held-out results)."""
-    return {k: v for k, v in c.items() if k not in ("hits", "hits_rows", "held_out")}
+    return {k: v for k, v in c.items() if k not in ("hits", "hits_rows", "held_out", "fold0")}
 
 
 def _guarded(i: int, fn: Callable[..., dict[str, Any]], table: SweepTable, method: str, params: dict[str, Any],
@@ -390,8 +390,8 @@ class StagedRun:
         stage, i = key  # type: ignore[misc]
         res = out[1]
         if not res.get("cached"):
-            if "failed" not in res:
-                self.cache.put(self._key(stage, i), res)
+            if "failed" not in res:  # a synthesiser's release stays in memory: the cache keeps measurements only
+                self.cache.put(self._key(stage, i), {k: v for k, v in res.items() if k != "fold0"})
             res = res | {"cached": False}
         if stage == "first":
             self.running_first.discard(i)

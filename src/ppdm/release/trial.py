@@ -73,6 +73,7 @@ class Released:
     label: np.ndarray | None
     seconds: float
     synthetic_label: bool = False  # the mechanism synthesised ``label`` (see ppdm.flow.synthesis)
+    raw: np.ndarray | None = None  # a synthesiser's design as it drew it (before the codec): see Trial.adopt
 
 
 class Trial:
@@ -106,6 +107,21 @@ class Trial:
             B, y_out = release_design(X, mech, preprocess=t.preprocess, y=y, codec=t.codec)
         if B.shape != X.shape:
             raise ValueError(f"{self.method} changes the number of columns; value metrics need the same columns")
+        return self._keep(name, rows, B, y_out, synthetic_label=y_out is not y, seconds=time.perf_counter() - t0)
+
+    def adopt(self, name: str, rows: np.ndarray | None, raw: np.ndarray, label: np.ndarray | None) -> Released:
+        """Take a synthesiser's release made elsewhere (another stage's ``Released.raw`` and label) as this
+        trial's release ``name``: published as :meth:`release` would publish it, without fitting a model again
+        (a fit is the costliest step of the sweep)."""
+        t = self.table
+        own = t.y if rows is None or t.y is None else t.y[rows]  # a label it did not synthesise is the table's
+        return self._keep(name, rows, np.asarray(raw, dtype=np.float64), own if label is None else label,
+                          synthetic_label=label is not None, seconds=0.0)
+
+    def _keep(self, name: str, rows: np.ndarray | None, B: np.ndarray, y_out: np.ndarray | None, *,
+              synthetic_label: bool, seconds: float) -> Released:
+        t = self.table
+        raw = B if synthesises_records(self.method) else None
         published = None
         numbers = B
         if t.codec is not None:
@@ -113,8 +129,7 @@ class Trial:
             published = t.codec.decode_parts(B, rng=t.draws(1 if rows is None else 2))
             B = t.codec.encode_decoded(published)
             numbers = published.numbers if t.codec.numeric_names else B
-        made = Released(B, numbers, published, rows, y_out, time.perf_counter() - t0,
-                        synthetic_label=y_out is not y)
+        made = Released(B, numbers, published, rows, y_out, seconds, synthetic_label=synthetic_label, raw=raw)
         self._made[name] = made
         return made
 
