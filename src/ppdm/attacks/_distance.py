@@ -69,7 +69,8 @@ def gauss_newton_locate(
 
     g, diff, norm = residuals(x)
     G = (g**2).sum(axis=1)
-    active = np.arange(len(x))  # the targets still moving: a converged or stalled one is left where it is
+    # the targets still moving (a converged or stalled one is left where it is); every one in the published loop
+    active: np.ndarray | slice = slice(None) if stall is None else np.arange(len(x))
     it = 0
     for _ in range(max_iter):
         it += 1
@@ -93,7 +94,7 @@ def gauss_newton_locate(
                 break
             continue
         moving = (np.abs(step).max(axis=1) >= tol) & (Ga - G_new > stall * Ga)
-        active = active[moving]
+        active = np.asarray(active)[moving]
         if not len(active):
             break
     return (x[0] if np.ndim(distances) == 1 else x), it

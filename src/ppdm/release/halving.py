@@ -55,7 +55,6 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
     ``jobs`` are (cache key, method, parameters); ``timings`` receives each stage's wall-clock seconds."""
     import time
 
-
     timings = {} if timings is None else timings
     ladders = [] if full else epsilon_ladders(jobs)  # every candidate measured fully: no rung left out
     with _Progress(title, progress, len(jobs) - sum(len(lad) - 1 for lad in ladders)) as bar:
@@ -311,7 +310,6 @@ class StagedRun:
         from ppdm.release.trial import synthesises_records
 
         self.table, self.jobs, self.cache, self.bar, self.full = table, jobs, cache, bar, full
-        self.ladders = ladders
         self.ladder_of = {i: ladder for ladder in ladders for i in ladder}
         below = {i for ladder in ladders for i in ladder[1:]}
         # the costliest first, so that no worker is left with one at the end while the others idle: the
