@@ -128,6 +128,23 @@ def test_perturb_releases_a_whole_table_as_release_does(cli, mixed: Path, tmp_pa
     assert set(C.columns) == {"rid", "sex", "city", "class"} and set(C["city"]) <= {"Leeds", "York", "Hull", "none"}
 
 
+def test_perturb_takes_a_candidates_categorical_rules_as_release_does(mixed: Path) -> None:
+    """``perturb --method mdav`` with ``min_count`` releases no category that fewer records hold, as the same
+    candidate in ``release`` does (perturb used to pass the one-hot columns to MDAV as numbers, so the rule
+    was silently ignored and a rare category pointed at its few holders)."""
+    from ppdm.pipeline import perturb
+
+    src = pd.read_csv(mixed)
+    src.loc[:5, "city"] = "Whitby"  # held by six records
+    for seed in range(3):
+        plain = perturb(src, method="mdav", params={"k": 20}, id="rid", label="class", seed=seed).release
+        ruled = perturb(src, method="mdav", params={"k": 20, "min_count": 30}, id="rid", label="class",
+                        seed=seed).release
+        assert "Whitby" not in set(ruled["city"].dropna()), seed
+        assert set(ruled["city"].dropna()) <= {"Leeds", "York", "Hull"}
+        assert not plain["city"].astype(str).equals(ruled["city"].astype(str))
+
+
 def test_identifying_columns_are_dropped_by_every_command_unless_kept(cli, mixed: Path, tmp_path: Path,
                                                                       small_grid: Path) -> None:
     src = pd.read_csv(mixed)

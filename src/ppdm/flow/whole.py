@@ -17,7 +17,7 @@ from ppdm.data.preprocess import Scaler
 from ppdm.data.schema import Schema
 from ppdm.exceptions import ParameterError
 
-__all__ = ["WholeRelease", "release_whole", "design_preprocess", "whole_schema"]
+__all__ = ["WholeRelease", "release_whole", "design_preprocess", "whole_schema", "take_codec_blocks"]
 
 #: preprocessings that only shift columns (they keep the design's distances: NMF needs non-negative input)
 _SHIFTS = ("minshift", "nonneg")
@@ -50,6 +50,14 @@ class WholeRelease:
     numeric: list[str]
 
 
+def take_codec_blocks(mech: Any, codec: Any) -> None:
+    """Give a mechanism that releases a categorical column's one-hot block as one variable (MDAV's support and
+    rarity rules, the synthesisers' draws) the codec's blocks, unless it holds blocks of its own: ``perturb``
+    and ``release`` then make the same release of the same candidate."""
+    if getattr(mech, "_uses_blocks", False) and codec is not None and getattr(mech, "variables", None) is None:
+        mech.set_params(variables=[b.tolist() for b in codec.blocks_])
+
+
 def release_whole(df: pd.DataFrame, schema: Schema, codec: Any, mech: Any, *, preprocess: str, key_seed: int,
                   y: np.ndarray | None) -> WholeRelease:
     """Release ``df``'s kept columns through the codec's design with ``mech`` (see the module docstring).
@@ -60,6 +68,7 @@ def release_whole(df: pd.DataFrame, schema: Schema, codec: Any, mech: Any, *, pr
     from ppdm.flow.arrays import perturb_array
     from ppdm.metrics.value import relative_error
 
+    take_codec_blocks(mech, codec)
     X = codec.encode(df)
     B, scaler = perturb_array(X, mech, preprocess=design_preprocess(preprocess), y=y)
     if not np.isfinite(B).all():

@@ -88,13 +88,14 @@ def build_candidate(method: str, params: dict[str, Any], *, random_state: object
     the categorical draws use a seed derived from ``random_state``, independent of the numeric draws.
     """
     from ppdm import registry
+    from ppdm.flow.whole import take_codec_blocks
 
     numeric, categorical = split_method(method)
     if categorical is None:
         mech = registry.build(method, params, random_state=random_state)
-        if getattr(mech, "_uses_blocks", False) and codec is not None and "variables" not in params:
+        if "variables" not in params:
             # a categorical column's one-hot block is one variable: its released row holds one category
-            mech.set_params(variables=[b.tolist() for b in codec.blocks_])
+            take_codec_blocks(mech, codec)
         return mech
     check_method(method)
     if codec is None or not codec.categorical_names:
