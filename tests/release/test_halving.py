@@ -10,7 +10,7 @@ import pytest
 
 from ppdm.release import release
 from ppdm.release.config import Policy, ReleaseConfig
-from ppdm.release.halving import epsilon_ladders, ladder_rungs
+from ppdm.release.halving import epsilon_ladders, first_passes, ladder_rungs
 
 GRID: list[dict[str, Any]] = [
     {"method": "mdav", "grid": {"k": [20, 50]}},
@@ -75,12 +75,63 @@ def test_an_epsilon_ladder_is_climbed_down_from_its_top() -> None:
     assert rungs(top=True) == []  # epsilon 4 holds: smaller ones are no more useful, the bottom is not measured
     assert rungs(top=False) == [2]  # epsilon 4 breaks it: the bottom next
     assert rungs(top=False, bottom=False) == []  # epsilon 0.5 breaks it too: larger ones break it too
-    assert rungs(top=False, bottom=True) == [3, 0]  # in between, a middle rung may be the most useful that holds
+    # in between, a middle rung may be the most useful that holds: the largest first, one at a time
+    assert rungs(top=False, bottom=True) == [3]
+    first = [{} for _ in jobs]
+    first[ladder[0]], first[ladder[-1]] = _first(4.0, False), _first(0.5, True)
+    first[3] = _first(2.0, True)
+    assert ladder_rungs(ladder, first, policy) == []  # epsilon 2 holds: epsilon 1 is no more useful
+    first[3] = _first(2.0, False)
+    assert ladder_rungs(ladder, first, policy) == [0]  # epsilon 2 breaks it: epsilon 1 next
+    first[0] = _first(1.0, False)
+    assert ladder_rungs(ladder, first, policy) == []  # every rung measured
     first = [{} for _ in jobs]
     first[ladder[0]] = {"method": "dp-aim", "params": {"epsilon": 4.0}, "failed": "out of memory"}
     assert ladder_rungs(ladder, first, policy) == [2]  # a rung that failed settles nothing
     first[ladder[-1]] = _first(0.5, False)
-    assert ladder_rungs(ladder, first, policy) == [3, 0]
+    assert ladder_rungs(ladder, first, policy) == [3]
+
+
+class _Measured:
+    """A sweep cache that holds every first pass already (what each rung measured), and counts the asks."""
+
+    def __init__(self, jobs: list[tuple[str, str, dict[str, Any]]], holds: dict[float, bool]) -> None:
+        import hashlib
+
+        self.hits = {hashlib.sha256(f"first:{key}".encode()).hexdigest(): _first(p["epsilon"], holds[p["epsilon"]])
+                     for key, _, p in jobs}
+        self.asked: list[float] = []
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        self.asked.append(self.hits[key]["params"]["epsilon"])
+        return self.hits[key]
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        raise AssertionError("every result was in the cache")
+
+
+@pytest.mark.parametrize(("holds", "measured", "why"), [
+    ({4.0: False, 2.0: True, 1.0: True, 0.5: True}, [4.0, 0.5, 2.0], {1.0: "epsilon 2 of the same mechanism holds"}),
+    ({4.0: False, 2.0: False, 1.0: True, 0.5: True}, [4.0, 0.5, 2.0, 1.0], {}),
+    ({4.0: False, 2.0: False, 1.0: False, 0.5: False}, [4.0, 0.5],
+     {2.0: "epsilon 0.5 of the same mechanism breaks", 1.0: "epsilon 0.5 of the same mechanism breaks"}),
+    ({4.0: True, 2.0: True, 1.0: True, 0.5: True}, [4.0],
+     dict.fromkeys((2.0, 1.0, 0.5), "epsilon 4 of the same mechanism holds")),
+])
+def test_a_ladder_measures_only_the_rungs_it_needs_and_says_why_of_the_others(
+        holds: dict[float, bool], measured: list[float], why: dict[float, str]) -> None:
+    from types import SimpleNamespace
+
+    jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
+    cache = _Measured(jobs, holds)
+    table = SimpleNamespace(policy=Policy(), objective="x")
+    out = first_passes(table, jobs, cache, workers=1, progress=False, title="ladder")  # type: ignore[arg-type]
+    assert cache.asked == measured  # one rung at a time, in this order
+    assert [c["params"]["epsilon"] for c in out if "not_measured" not in c] == sorted(measured, reverse=True)
+    for c in out:
+        if "not_measured" in c:
+            assert c["not_measured"].startswith(why[c["params"]["epsilon"]]), c
+    assert {c["params"]["epsilon"] for c in out if "not_measured" in c} == set(why)
 
 
 def test_a_ladder_needs_three_rungs_of_one_mechanism() -> None:

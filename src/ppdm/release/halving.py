@@ -80,10 +80,10 @@ def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cach
     run = StagedRun(table, jobs, cache, bar, ladders, full)
     run_pulled(run.pick, run.done, workers)
     for ladder in ladders:
-        for i in ladder[1:]:
+        for pos, i in enumerate(ladder):
             if not run.first[i]:
-                run.first[i] = run.results[i] = _not_measured(jobs[i], run.first[ladder[0]], run.first[ladder[-1]],
-                                                              table.policy)
+                run.first[i] = run.results[i] = _not_measured(jobs[i], [run.first[j] for j in ladder[:pos]],
+                                                              [run.first[j] for j in ladder[pos + 1:]], table.policy)
     return run
 
 
@@ -117,7 +117,9 @@ def ladder_rungs(ladder: list[int], first: list[dict[str, Any]], policy: Any) ->
     climbed down from its top: when the largest epsilon holds the policy, a smaller one can only be less useful
     (nothing more to measure); when it breaks the policy, the smallest is measured next, and when that breaks it
     too, every larger one does; only between a largest that breaks the policy and a smallest that holds it can a
-    middle rung be the most useful one that holds. A rung that failed settles nothing: the next ones are measured.
+    middle rung be the most useful one that holds. The middle rungs are then measured one at a time, the largest
+    first: the first that holds leaves those below it no more useful, one that breaks opens the next. A rung
+    that failed settles nothing: the next ones are measured.
     """
     from ppdm.release.select import meets_policy
 
@@ -130,21 +132,31 @@ def ladder_rungs(ladder: list[int], first: list[dict[str, Any]], policy: Any) ->
         return [ladder[-1]]
     if "failed" not in bottom and not meets_policy(bottom, policy) and "failed" not in top:
         return []
-    return [i for i in ladder[1:-1] if not first[i]]
+    for i in ladder[1:-1]:  # one middle rung at a time (one still running is not sent again)
+        if not first[i]:
+            return [i]
+        if "failed" not in first[i] and meets_policy(first[i], policy):
+            return []
+    return []
 
 
-def _not_measured(job: tuple[str, str, dict[str, Any]], top: dict[str, Any], bottom: dict[str, Any],
+def _not_measured(job: tuple[str, str, dict[str, Any]], above: list[dict[str, Any]], below: list[dict[str, Any]],
                   policy: Any) -> dict[str, Any]:
-    """The record of a rung of an epsilon ladder left out (see :func:`ladder_rungs`)."""
+    """The record of a rung of an epsilon ladder left out (see :func:`ladder_rungs`), from the results of the
+    rungs above it (larger epsilons, largest first) and below it."""
     from ppdm.release.select import meets_policy
 
     _, method, params = job
-    if "failed" not in top and meets_policy(top, policy):
-        why = (f"epsilon {top['params']['epsilon']:g} of the same mechanism holds the policy, and a smaller "
+    held = [r for r in above if r and "failed" not in r and "not_measured" not in r and meets_policy(r, policy)]
+    broke = [r for r in below if r and "failed" not in r and "not_measured" not in r and not meets_policy(r, policy)]
+    if held:
+        why = (f"epsilon {held[-1]['params']['epsilon']:g} of the same mechanism holds the policy, and a smaller "
                "epsilon is no more useful in expectation")
-    else:
-        why = (f"epsilon {bottom['params']['epsilon']:g} of the same mechanism breaks the policy, and a larger "
+    elif broke:
+        why = (f"epsilon {broke[0]['params']['epsilon']:g} of the same mechanism breaks the policy, and a larger "
                "epsilon discloses no less in expectation")
+    else:
+        why = "the rungs measured around it settled it"
     return {"method": method, "params": params, "not_measured": why}
 
 
