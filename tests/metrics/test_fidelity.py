@@ -40,3 +40,20 @@ def test_an_identical_release_changes_nothing_and_row_order_does_not_matter() ->
     assert f["pairwise"]["mean_abs_difference"] == pytest.approx(0.0, abs=1e-12)
     shuffled = df.assign(c=rng.permutation(df["c"].to_numpy()), w=rng.permutation(df["w"].to_numpy()))
     assert fidelity(df, shuffled, ["v", "w"], ["c"])["mean_marginal_distance"] == pytest.approx(0.0)
+
+
+def test_associations_equal_scipys_cramers_v_and_the_correlation_ratio_by_groups() -> None:
+    from scipy.stats.contingency import association
+
+    rng = np.random.default_rng(3)
+    n = 900
+    g = rng.choice(list("abcd"), n, p=[0.4, 0.3, 0.2, 0.1])
+    df = pd.DataFrame({"x": rng.normal(size=n) + (g == "a") * 1.5, "g": g,
+                       "h": np.where(rng.random(n) < 0.7, g, rng.choice(list("pqr"), n))})
+    df.loc[::17, "x"] = np.nan  # gaps in the number are left out of its correlation ratio
+    A = association_matrix(df, ["x"], ["g", "h"])
+    assert A[1, 2] == pytest.approx(association(pd.crosstab(df["g"], df["h"]).to_numpy(), method="cramer"))
+    ok = df["x"].notna()
+    x, groups = df.loc[ok, "x"], df.loc[ok, "g"]
+    between = sum(len(v) * (v.mean() - x.mean()) ** 2 for _, v in x.groupby(groups))
+    assert A[0, 1] == pytest.approx(np.sqrt(between / ((x - x.mean()) ** 2).sum()))

@@ -24,9 +24,11 @@ def _plt():  # type: ignore[no-untyped-def]
     return plt
 
 
-def _png(fig: Any) -> bytes:
+def _png(fig: Any, *, tight: bool = True) -> bytes:
+    """The figure as PNG bytes; ``tight`` crops it to its artists (one more drawing of the figure: a figure
+    whose layout is fixed or constrained skips it)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight" if tight else None)
     _plt().close(fig)
     return buf.getvalue()
 
@@ -113,7 +115,7 @@ def sweeps_png(record: dict[str, Any]) -> bytes | None:
     for ax in axes.ravel()[len(methods):]:
         ax.set_visible(False)
     fig.legend(*legend, loc="upper center", ncols=3, fontsize=8)
-    return _png(fig)
+    return _png(fig, tight=False)
 
 
 def per_column_png(per_column: dict[str, float]) -> bytes:
@@ -166,12 +168,11 @@ def histograms_png(hists: list[dict[str, Any]]) -> bytes | None:
     # a constrained layout keeps the figure's title clear of the panels' titles
     fig, axes = plt.subplots(1, len(hists), figsize=(3.2 * len(hists), 3.1), squeeze=False, layout="constrained")
     for ax, h in zip(axes[0], hists, strict=False):
-        centres = (h["edges"][:-1] + h["edges"][1:]) / 2
-        w = h["edges"][1] - h["edges"][0]
-        ax.bar(centres, h["original"], width=w, alpha=0.5, label="original")
-        ax.bar(centres, h["release"], width=w, alpha=0.5, label="release")
+        # one filled step outline per histogram (a bar per bin is an artist per bin to lay out and draw)
+        ax.stairs(h["original"], h["edges"], fill=True, alpha=0.5, label="original")
+        ax.stairs(h["release"], h["edges"], fill=True, alpha=0.5, label="release")
         ax.set_title(h["column"], fontsize=9)
         ax.tick_params(labelsize=7)
     axes[0][0].legend(fontsize=7)
     fig.suptitle("before / after distributions")
-    return _png(fig)
+    return _png(fig, tight=False)
