@@ -58,3 +58,20 @@ def test_a_task_error_reaches_the_caller_and_the_next_run_has_workers() -> None:
     more = [(i, _task, (i, 0.01)) for i in range(3)]
     run_pulled(lambda: more.pop(0) if more else None, got.__setitem__, 2)
     assert sorted(got) == [0, 1, 2]
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def test_joblib_runs_after_the_sweeps_pool() -> None:
+    """A large table's confirmation runs through joblib after the sweep's pool: it must get a pool of its own
+    (it was handed the sweep's pool, which lacks joblib's memmapping state, and failed with an internal error
+    on every table between 20,000 and 200,000 rows)."""
+    from joblib import Parallel, delayed
+
+    got: dict[Any, Any] = {}
+    tasks = [(i, _square, (i,)) for i in range(4)]
+    run_pulled(lambda: tasks.pop() if tasks else None, got.__setitem__, 2)
+    assert got == {i: i * i for i in range(4)}
+    assert Parallel(n_jobs=2)(delayed(_square)(i) for i in range(6)) == [i * i for i in range(6)]

@@ -7,9 +7,10 @@ task of the next round while the other cores idle. Here the caller's ``pick`` is
 whenever a worker is free, with everything measured so far in hand (``done`` is told of each result first),
 and the run ends when ``pick`` has nothing and nothing is running.
 
-Locally the tasks run on a reusable pool of ``workers`` processes (each worker's native thread pools sized to
-its share of the cores, as joblib sizes them); with one worker, in this process; on a cluster (``workers`` is
-None), through joblib's active backend, in rounds of at most as many tasks as it has workers.
+Locally the tasks run on a pool of ``workers`` processes for the run (each worker's native thread pools sized
+to its share of the cores, as joblib sizes them), shut down at its end; with one worker, in this process; on a
+cluster (``workers`` is None), through joblib's active backend, in rounds of at most as many tasks as it has
+workers.
 """
 
 from __future__ import annotations
@@ -77,19 +78,22 @@ def _on_pool(pick: Callable[[], Task | None], done: Callable[[Hashable, Any], No
              "NUMEXPR_NUM_THREADS")
     pool = get_reusable_executor(max_workers=n, env=dict.fromkeys(names, threads), timeout=300)
     running: dict[Any, Hashable] = {}
+    finished_all = False
     try:
         while True:
             while len(running) < n and (task := pick()) is not None:
                 key, fn, args = task
                 running[pool.submit(fn, *args)] = key
             if not running:
+                finished_all = True
                 return
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 done(running.pop(future), future.result())
-    except BaseException:
-        # stopped (an error, the steward's cancel, Ctrl-C): nothing left running on the workers
-        for future in running:
-            future.cancel()
-        pool.shutdown(wait=False, kill_workers=True)
-        raise
+    finally:
+        if not finished_all:  # stopped (an error, the steward's cancel, Ctrl-C): nothing left running
+            for future in running:
+                future.cancel()
+        # the pool lives for this run only: joblib's own pools (a large table's confirmation, the attacks'
+        # workers) come from another factory of the same process-wide slot, which cannot take this one over
+        pool.shutdown(wait=finished_all, kill_workers=not finished_all)
