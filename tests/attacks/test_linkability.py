@@ -79,3 +79,19 @@ def test_bad_splits_are_refused() -> None:
                          ((("x0",), ("nope",)), "nope")):
         with pytest.raises(ParameterError, match=match):
             linkability(t, t, t, rng=np.random.default_rng(0), splits=[split])
+
+
+def test_a_group_of_identical_released_rows_links_each_of_its_members_once_in_its_size() -> None:
+    """20 members released as one row 20 times (a microaggregated group) and 20 released as they are: each
+    source's lookup lands on one of the 20 copies, so a group member is linked with probability 1/20, the
+    others always: about 21 of 40. (Read at the copies' search positions instead of their rows, the group's
+    size came from unrelated rows: a released-as-is member met a copy's 1/20 and about 11 of 40 were linked.)"""
+    rng0 = np.random.default_rng(5)
+    distinct = rng0.uniform(5, 50, size=(20, 4))
+    members = pd.DataFrame(np.vstack([rng0.normal(0, 0.01, size=(20, 4)), distinct]), columns=list("abcd"))
+    release = pd.DataFrame(np.vstack([np.zeros((20, 4)), distinct]), columns=list("abcd"))
+    control = pd.DataFrame(rng0.uniform(5, 50, size=(40, 4)), columns=list("abcd"))
+    r, m, c = from_frames([release, members, control])
+    linked = [linkability(r, m, c, rng=np.random.default_rng(s), splits=[(("a", "b"), ("c", "d"))],
+                          n_targets=None)["splits"][0]["main"] * 40 for s in range(20)]
+    assert 19.5 <= float(np.mean(linked)) <= 23.0

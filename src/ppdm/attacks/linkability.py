@@ -129,7 +129,8 @@ def linkability(
     for rows, t in terms.blocks():
         for s, (a, b) in enumerate(chosen):
             da, db = summed(t, [where[c] for c in a]), summed(t, [where[c] for c in b])
-            na, nb = k_smallest(da, k), k_smallest(db, k)
+            # the searches' columns are the pool's rows in the terms' random order: back to release rows
+            na, nb = terms.order[k_smallest(da, k)], terms.order[k_smallest(db, k)]
             # identical released rows (a microaggregated group's centroid, released k times) cannot be told
             # apart: each source's lookup lands on one of the c copies at random, so the two sources meet on
             # the same row with probability 1/c (one shared tie-breaking order would link every member of
