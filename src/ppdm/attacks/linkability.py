@@ -150,15 +150,16 @@ def linkability(
             wa, wb = wide
             many[s, loose] = (wa[:, :, None] == wb[:, None, :]).any(axis=(1, 2))
 
-    if queries.n_rows * release.n_rows > INDEXED_PAIRS and _indexable(queries, release, nc, cc):
+    if not cc and queries.n_rows * release.n_rows > INDEXED_PAIRS and not (
+            np.isnan(queries.numbers[:, nc]).any() or np.isnan(release.numbers[:, nc]).any()):
         loose[:] = False
         loose[sample_rows(members.take(tm), LOOSE_TARGETS, rng)] = True
         loose[m + sample_rows(control.take(tc), LOOSE_TARGETS, rng)] = True
         index = _NearestByTree(queries, release, ranges, rng)
         for s, (a, b) in enumerate(chosen):
-            side_a, side_b = [names[where[c]] for c in a], [names[where[c]] for c in b]
-            na, wa = index.nearest(side_a, 1), index.nearest(side_a, k, loose)
-            nb, wb = index.nearest(side_b, 1), index.nearest(side_b, k, loose)
+            cols_a, cols_b = [nc[where[c]] for c in a], [nc[where[c]] for c in b]
+            na, wa = index.nearest(cols_a, 1), index.nearest(cols_a, k, loose)
+            nb, wb = index.nearest(cols_b, 1), index.nearest(cols_b, k, loose)
             count(s, slice(None), na, nb, (wa, wb))
     else:
         terms = GowerTerms(queries, release, nc, cc, ranges=ranges, rng=rng)
@@ -205,54 +206,27 @@ def _cross_fitted(one: np.ndarray, m: int, n_control: int, rng: np.random.Genera
     return {**out, "split": picks[0], "picks": picks}
 
 
-#: a categorical column enters the k-d tree as this many coordinates at most (one per category)
-_TREE_CATEGORIES = 8
-
-
-def _indexable(queries: MixedTable, release: MixedTable, nc: Sequence[int], cc: Sequence[int]) -> bool:
-    """Whether the k-d tree gives the Gower distance of these columns: numbers without gaps, and categories of
-    few values (a category's term, 1 when two rows differ, is half the L1 distance of their indicators)."""
-    if np.isnan(queries.numbers[:, list(nc)]).any() or np.isnan(release.numbers[:, list(nc)]).any():
-        return False
-    # codes from -1 (a gap, a category of its own) up: each takes one indicator
-    return all(int(max(queries.codes[:, j].max(initial=0), release.codes[:, j].max(initial=0))) + 1
-               < _TREE_CATEGORIES for j in cc)
-
-
 class _NearestByTree:
-    """The nearest released rows of the queries on a subset of columns, through a k-d tree of the release in a
-    random order (ties go to the first row in that order, as in the blockwise search): L1 on the range-scaled
-    numbers and on half the indicators of each category, which is the Gower distance (see
-    :func:`_indexable`)."""
+    """The nearest released rows of the queries on a subset of number columns without gaps (L1 on the
+    range-scaled numbers: the Gower distance of such columns), through a k-d tree of the release in a random
+    order (ties go to the first row in that order, as in the blockwise search)."""
 
     def __init__(self, queries: MixedTable, release: MixedTable, ranges: np.ndarray,
                  rng: np.random.Generator) -> None:
-        self.queries, self.release, self.ranges = queries, release, ranges
         self.order = rng.permutation(release.n_rows)
-        self.tree: tuple[tuple[str, ...], Any] | None = None
+        self.q = queries.numbers / ranges
+        self.p = release.numbers[self.order] / ranges
+        self.trees: dict[tuple[int, ...], Any] = {}
 
-    def _coordinates(self, table: MixedTable, columns: list[str], rows: np.ndarray | None) -> np.ndarray:
-        parts = []
-        for c in columns:
-            if c in table.numeric_names:
-                j = table.numeric_names.index(c)
-                v = table.numbers[:, j] if rows is None else table.numbers[rows, j]
-                parts.append((v / self.ranges[j])[:, None])
-            else:
-                j = table.categorical_names.index(c)
-                v = table.codes[:, j] if rows is None else table.codes[rows, j]
-                parts.append(0.5 * (v[:, None] + 1 == np.arange(_TREE_CATEGORIES)[None, :]))
-        return np.hstack(parts).astype(np.float64)
-
-    def nearest(self, columns: list[str], k: int, rows: np.ndarray | None = None) -> np.ndarray:
-        """Release rows of the ``k`` nearest to each query (of the ``rows`` mask) on ``columns``, nearest first."""
+    def nearest(self, cols: list[int], k: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """Release rows of the ``k`` nearest to each query (of the ``rows`` mask), nearest first."""
         from scipy.spatial import cKDTree
 
-        key = tuple(columns)
-        if self.tree is None or self.tree[0] != key:  # one tree per side, for its nearest and looser neighbours
-            self.tree = (key, cKDTree(self._coordinates(self.release, columns, self.order)))
-        q = self._coordinates(self.queries, columns, None if rows is None else np.flatnonzero(rows))
-        _, at = self.tree[1].query(q, k=k, p=1)
+        key = tuple(cols)
+        if key not in self.trees:  # one tree per side, for its nearest row and its looser neighbours
+            self.trees = {key: cKDTree(self.p[:, cols])}
+        q = self.q[:, cols] if rows is None else self.q[rows][:, cols]
+        _, at = self.trees[key].query(q, k=k, p=1)
         return self.order[np.asarray(at).reshape(len(q), k)]
 
 
