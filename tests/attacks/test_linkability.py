@@ -95,32 +95,3 @@ def test_a_group_of_identical_released_rows_links_each_of_its_members_once_in_it
     linked = [linkability(r, m, c, rng=np.random.default_rng(s), splits=[(("a", "b"), ("c", "d"))],
                           n_targets=None)["splits"][0]["main"] * 40 for s in range(20)]
     assert 19.5 <= float(np.mean(linked)) <= 23.0
-
-
-def test_the_k_d_tree_finds_the_rows_the_blockwise_search_finds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above INDEXED_PAIRS a split of gap-free numbers is searched through a k-d tree: on continuous data (no
-    ties, no copies) every split links exactly the targets the blockwise sums link, nearest and looser."""
-    import importlib
-
-    lk = importlib.import_module("ppdm.attacks.linkability")  # the module (the package names its function so)
-
-    rng0 = np.random.default_rng(8)
-    cols = [f"x{j}" for j in range(6)]
-    members = pd.DataFrame(rng0.normal(size=(400, 6)), columns=cols)
-    release = members + rng0.normal(0, 0.1, size=(400, 6))
-    control = pd.DataFrame(rng0.normal(size=(200, 6)), columns=cols)
-    r, m, c = from_frames([release, members, control])
-    splits = [(tuple(cols[:3]), tuple(cols[3:])), (("x0", "x2", "x4"), ("x1", "x3", "x5"))]
-    out = {}
-    for name, pairs in (("blocks", 10**12), ("tree", 0)):
-        monkeypatch.setattr(lk, "INDEXED_PAIRS", pairs)
-        monkeypatch.setattr(lk, "LOOSE_TARGETS", 1000)
-        out[name] = linkability(r, m, c, rng=np.random.default_rng(1), splits=splits, n_targets=None)
-    for a, b in zip(out["blocks"]["splits"], out["tree"]["splits"], strict=True):
-        assert (a["main"], a["control"]) == (b["main"], b["control"])
-        na, nb = a["neighbors"], b["neighbors"]
-        assert (na["main"], na["control"]) == (nb["main"], nb["control"])
-        assert 0.1 < a["main"] < 0.9  # neither nothing nor everything linked: the comparison says something
-    monkeypatch.setattr(lk, "LOOSE_TARGETS", 50)  # the looser success on a sample, whose size is stated
-    s = linkability(r, m, c, rng=np.random.default_rng(1), splits=splits, n_targets=None)["splits"][0]
-    assert (s["neighbors"]["n_main"], s["neighbors"]["n_control"]) == (50, 50) and s["n_main"] == 400

@@ -32,19 +32,9 @@ from ppdm.attacks.mixed import (
 )
 from ppdm.exceptions import ParameterError
 
-__all__ = ["linkability", "default_splits", "INDEXED_PAIRS", "LOOSE_TARGETS"]
+__all__ = ["linkability", "default_splits"]
 
 Split = tuple[tuple[str, ...], tuple[str, ...]]
-
-#: above this many (target, released row) pairs, when every column of the splits is a number without gaps, each
-#: side's nearest released row is found through a k-d tree on its range-scaled columns: the same L1 (Gower)
-#: nearest row as the blockwise sums, without a pass over every pair (a 1,000,000-row release: 1.4 s a side
-#: instead of about 15)
-INDEXED_PAIRS = 50_000_000
-#: with the k-d tree, the looser success (the ``n_neighbors`` nearest rows) is counted on a seeded sample of at
-#: most this many targets of each side (a query of ten neighbours costs about five of the nearest one); the
-#: sample's sizes are in each split's ``neighbors``
-LOOSE_TARGETS = 500
 
 
 def default_splits(table: MixedTable, *, rng: np.random.Generator, label: str | None = None,
@@ -132,50 +122,27 @@ def linkability(
     nc, cc = release.locate(used)
     names = [release.numeric_names[j] for j in nc] + [release.categorical_names[j] for j in cc]
     where = {c: i for i, c in enumerate(names)}
-    ranges = column_ranges(release, members, control)
-    m = len(tm)
+    terms = GowerTerms(queries, release, nc, cc, ranges=column_ranges(release, members, control), rng=rng)
     one = np.zeros((len(chosen), queries.n_rows), dtype=bool)
     many = np.zeros_like(one)
-    loose = np.ones(queries.n_rows, dtype=bool)  # the targets whose looser success is counted
     group, copies = _copies(release)
-
-    def count(s: int, rows: Any, na: np.ndarray, nb: np.ndarray, wide: Any = None) -> None:
-        # identical released rows (a microaggregated group's centroid, released k times) cannot be told
-        # apart: each source's lookup lands on one of the c copies at random, so the two sources meet on the
-        # same row with probability 1/c (one shared tie-breaking order would link every member of the group,
-        # an artefact of the row order no attacker has)
-        same = group[na[:, 0]] == group[nb[:, 0]]
-        one[s, rows] = same & (rng.random(len(na)) * copies[na[:, 0]] < 1.0)
-        if wide is not None:
-            wa, wb = wide
-            many[s, loose] = (wa[:, :, None] == wb[:, None, :]).any(axis=(1, 2))
-
-    if not cc and queries.n_rows * release.n_rows > INDEXED_PAIRS and not (
-            np.isnan(queries.numbers[:, nc]).any() or np.isnan(release.numbers[:, nc]).any()):
-        loose[:] = False
-        loose[sample_rows(members.take(tm), LOOSE_TARGETS, rng)] = True
-        loose[m + sample_rows(control.take(tc), LOOSE_TARGETS, rng)] = True
-        index = _NearestByTree(queries, release, ranges, rng)
+    for rows, t in terms.blocks():
         for s, (a, b) in enumerate(chosen):
-            cols_a, cols_b = [nc[where[c]] for c in a], [nc[where[c]] for c in b]
-            na, wa = index.nearest(cols_a, 1), index.nearest(cols_a, k, loose)
-            nb, wb = index.nearest(cols_b, 1), index.nearest(cols_b, k, loose)
-            count(s, slice(None), na, nb, (wa, wb))
-    else:
-        terms = GowerTerms(queries, release, nc, cc, ranges=ranges, rng=rng)
-        for rows, t in terms.blocks():
-            for s, (a, b) in enumerate(chosen):
-                da, db = summed(t, [where[c] for c in a]), summed(t, [where[c] for c in b])
-                # the searches' columns are the pool's rows in the terms' random order: back to release rows
-                na, nb = terms.order[k_smallest(da, k)], terms.order[k_smallest(db, k)]
-                count(s, rows, na, nb)
-                many[s, rows] = (na[:, :, None] == nb[:, None, :]).any(axis=(1, 2))
-    lm, lc = loose[:m], loose[m:]
+            da, db = summed(t, [where[c] for c in a]), summed(t, [where[c] for c in b])
+            # the searches' columns are the pool's rows in the terms' random order: back to release rows
+            na, nb = terms.order[k_smallest(da, k)], terms.order[k_smallest(db, k)]
+            # identical released rows (a microaggregated group's centroid, released k times) cannot be told
+            # apart: each source's lookup lands on one of the c copies at random, so the two sources meet on
+            # the same row with probability 1/c (one shared tie-breaking order would link every member of
+            # the group, an artefact of the row order no attacker has)
+            same = group[na[:, 0]] == group[nb[:, 0]]
+            one[s, rows] = same & (rng.random(len(na)) * copies[na[:, 0]] < 1.0)
+            many[s, rows] = (na[:, :, None] == nb[:, None, :]).any(axis=(1, 2))
+    m = len(tm)
     per_split = []
     for s, (a, b) in enumerate(chosen):
         res = excess(int(one[s, :m].sum()), m, int(one[s, m:].sum()), len(tc))
-        res["neighbors"] = excess(int(many[s, :m][lm].sum()), int(lm.sum()), int(many[s, m:][lc].sum()),
-                                  int(lc.sum()))
+        res["neighbors"] = excess(int(many[s, :m].sum()), m, int(many[s, m:].sum()), len(tc))
         per_split.append({"columns": [list(a), list(b)], **res})
     worst = max(range(len(chosen)), key=lambda s: per_split[s]["risk"])
     # the worst of several splits measured on the same targets is biased upwards (on 48 control records a
@@ -204,30 +171,6 @@ def _cross_fitted(one: np.ndarray, m: int, n_control: int, rng: np.random.Genera
     out = excess(main, m, ctrl, n_control)
     # the split reported: the one both halves chose, else the first half's
     return {**out, "split": picks[0], "picks": picks}
-
-
-class _NearestByTree:
-    """The nearest released rows of the queries on a subset of number columns without gaps (L1 on the
-    range-scaled numbers: the Gower distance of such columns), through a k-d tree of the release in a random
-    order (ties go to the first row in that order, as in the blockwise search)."""
-
-    def __init__(self, queries: MixedTable, release: MixedTable, ranges: np.ndarray,
-                 rng: np.random.Generator) -> None:
-        self.order = rng.permutation(release.n_rows)
-        self.q = queries.numbers / ranges
-        self.p = release.numbers[self.order] / ranges
-        self.trees: dict[tuple[int, ...], Any] = {}
-
-    def nearest(self, cols: list[int], k: int, rows: np.ndarray | None = None) -> np.ndarray:
-        """Release rows of the ``k`` nearest to each query (of the ``rows`` mask), nearest first."""
-        from scipy.spatial import cKDTree
-
-        key = tuple(cols)
-        if key not in self.trees:  # one tree per side, for its nearest row and its looser neighbours
-            self.trees = {key: cKDTree(self.p[:, cols])}
-        q = self.q[:, cols] if rows is None else self.q[rows][:, cols]
-        _, at = self.trees[key].query(q, k=k, p=1)
-        return self.order[np.asarray(at).reshape(len(q), k)]
 
 
 def _copies(release: MixedTable) -> tuple[np.ndarray, np.ndarray]:
