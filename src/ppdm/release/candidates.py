@@ -93,9 +93,9 @@ def build_candidate(method: str, params: dict[str, Any], *, random_state: object
     numeric, categorical = split_method(method)
     if categorical is None:
         mech = registry.build(method, params, random_state=random_state)
-        if "variables" not in params:
-            # a categorical column's one-hot block is one variable: its released row holds one category
-            take_codec_blocks(mech, codec)
+        # a categorical column's one-hot block is one variable: its released row holds one category (unless the
+        # parameters give blocks of their own: the helper leaves them)
+        take_codec_blocks(mech, codec)
         return mech
     check_method(method)
     if codec is None or not codec.categorical_names:

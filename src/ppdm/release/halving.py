@@ -147,8 +147,11 @@ def _not_measured(job: tuple[str, str, dict[str, Any]], above: list[dict[str, An
     from ppdm.release.select import meets_policy
 
     _, method, params = job
-    held = [r for r in above if r and "failed" not in r and "not_measured" not in r and meets_policy(r, policy)]
-    broke = [r for r in below if r and "failed" not in r and "not_measured" not in r and not meets_policy(r, policy)]
+    # the rungs measured (neither failed, nor left out themselves)
+    above, below = ([r for r in rungs if r and "failed" not in r and "not_measured" not in r]
+                    for rungs in (above, below))
+    held = [r for r in above if meets_policy(r, policy)]
+    broke = [r for r in below if not meets_policy(r, policy)]
     if held:
         why = (f"epsilon {held[-1]['params']['epsilon']:g} of the same mechanism holds the policy, and a smaller "
                "epsilon is no more useful in expectation")
