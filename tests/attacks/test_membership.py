@@ -93,6 +93,19 @@ def test_the_paired_statistic_is_unbiased_where_the_maximised_one_is_not() -> No
     assert 0.13 < np.mean(maximised) < 0.22 and np.mean(np.array(maximised) > 0.10) > 0.5
 
 
+def test_no_threshold_that_helps_on_all_records_scores_the_outliers_zero() -> None:
+    """Members never closer than non-members: no threshold helps on all records, and the outliers' paired
+    statistic (the release's membership test feeds it that threshold) says "member" of no one."""
+    rng = np.random.default_rng(7)
+    dcr_out = rng.uniform(0.0, 0.5, 100)
+    dcr_in = dcr_out + 0.5
+    overall = membership_advantage(dcr_in, dcr_out)
+    assert overall["threshold"] is None
+    res = paired_outlier_advantage(dcr_in, dcr_out, rng.random(100), overall["threshold"])
+    assert res["advantage"] == 0.0 and res["tpr"] == 0.0 and res["fpr"] == 0.0 and res["threshold"] is None
+    assert res["interval"][0] < 0 < res["interval"][1]
+
+
 def test_bad_input_is_refused() -> None:
     with pytest.raises(InputError, match="one value per record"):
         paired_outlier_advantage(np.zeros(5), np.zeros(4), np.zeros(5), 0.1)

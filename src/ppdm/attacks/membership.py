@@ -124,7 +124,7 @@ def _clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
     return lo, hi
 
 
-def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: np.ndarray, threshold: float, *,
+def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: np.ndarray, threshold: float | None, *,
                              n_outliers: int = 20, confidence: float = 0.95) -> dict[str, Any]:
     """Membership advantage on the most outlying records, each seen as a member and as a non-member.
 
@@ -136,9 +136,10 @@ def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: 
         The same record's distance to the closest row of a release made without it (a non-member).
     outlying : ndarray of shape (n,)
         Each record's outlyingness (:func:`outlyingness`); the ``n_outliers`` largest are scored.
-    threshold : float
+    threshold : float or None
         The distance at or below which the attacker says "member", fixed beforehand (from all records, e.g.
-        the threshold of :func:`membership_advantage`), not chosen on the outliers.
+        the threshold of :func:`membership_advantage`), not chosen on the outliers. None (no threshold helps
+        on all records): the attacker says "member" of no one, so both rates are 0.
     n_outliers : int, default=20
     confidence : float, default=0.95
 
@@ -169,7 +170,8 @@ def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: 
     if n < 1:
         raise InputError("paired membership needs at least one record")
     top = np.argsort(-w, kind="stable")[:n]
-    hit_in, hit_out = a[top] <= threshold, b[top] <= threshold
+    cut = -np.inf if threshold is None else float(threshold)
+    hit_in, hit_out = a[top] <= cut, b[top] <= cut
     up, down = int((hit_in & ~hit_out).sum()), int((~hit_in & hit_out).sum())
     alpha = 1.0 - confidence
     tin, tout = int(hit_in.sum()), int(hit_out.sum())
@@ -179,7 +181,8 @@ def paired_outlier_advantage(dcr_in: np.ndarray, dcr_out: np.ndarray, outlying: 
 
     p = float(binomtest(up, up + down, 0.5, alternative="greater").pvalue) if up + down else 1.0
     return {"advantage": (tin - tout) / n, "interval": [max(-1.0, lo_in - hi_out), min(1.0, hi_in - lo_out)],
-            "p_value": p, "tpr": tin / n, "fpr": tout / n, "n_outliers": n, "threshold": float(threshold)}
+            "p_value": p, "tpr": tin / n, "fpr": tout / n, "n_outliers": n,
+            "threshold": None if threshold is None else float(threshold)}
 
 
 def outlier_advantage(dcr_members: np.ndarray, dcr_nonmembers: np.ndarray, outlying_members: np.ndarray,
