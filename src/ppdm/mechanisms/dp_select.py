@@ -14,8 +14,10 @@ estimation and the draws to Private-PGM (:class:`~ppdm.mechanisms.dp_marginals.M
   the current model gets most wrong (weighted error beyond the noise a measurement of it would show, under a
   model-size cap that grows with the budget spent), they are measured, and Private-PGM re-estimates the model.
   The published algorithm re-estimates after every pick (up to 16 picks per column); here ``rounds`` rounds of
-  ``per_round`` picks bound the estimations (each compiles new JAX programs), and the current model's counts on
-  a candidate outside its cliques are approximated from its clique marginals (:func:`model_marginal`).
+  ``per_round`` picks bound the estimations (each compiles new JAX programs), the model of the first
+  measurements is computed in closed form (:func:`first_tables`: what Private-PGM would estimate from them,
+  without compiling a model the final fit does not reuse), and the current model's counts on a candidate
+  outside its cliques are approximated from its clique marginals (:func:`model_marginal`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,53 @@ def model_tables(model: Any) -> tuple[list[tuple[tuple[str, ...], np.ndarray]], 
     JAX operation would compile a program), and its total."""
     return [(tuple(cl), np.asarray(model.marginals[cl].values, dtype=np.float64)) for cl in model.marginals.cliques], \
         float(model.total)
+
+
+def on_simplex(y: np.ndarray, total: float) -> np.ndarray:
+    """The closest (Euclidean) non-negative vector to ``y`` that sums to ``total``: ``y`` less one constant,
+    clipped at 0 (the least-squares fit Private-PGM makes of a noisy marginal with a known total)."""
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if total <= 0:
+        return np.zeros_like(y)
+    top = np.sort(y)[::-1]
+    excess = np.cumsum(top) - total
+    kept = np.flatnonzero(top - excess / np.arange(1, len(y) + 1) > 0)[-1] + 1
+    return np.maximum(y - excess[kept - 1] / kept, 0.0)
+
+
+def first_tables(found: list[Any], sizes: np.ndarray, cliques: list[tuple[int, ...]],
+                 total: float) -> list[tuple[tuple[str, ...], np.ndarray]]:
+    """The clique marginals of the model of AIM's first measurements, in closed form.
+
+    The first measurements are every one-way marginal, or every column's pair with the label (a star). Their
+    maximum-entropy model, the one Private-PGM estimates, is the product of the one-way marginals, or the tree
+    through the label, each marginal fitted by least squares: one-way marginals projected on the counts of
+    ``total`` records (:func:`on_simplex`); for the star, the label's counts (the mean of the pairs' noisy label
+    counts, as all have the same noise) projected so, then each pair's column projected within each class on
+    that class's count. Post-processing of the noisy counts only: nothing more is spent.
+
+    Parameters
+    ----------
+    found : list of Private-PGM measurements
+        The noisy marginals, in the order of ``cliques``.
+    sizes : ndarray
+        Each column's number of codes.
+    cliques : list of tuples of int
+        One column each, or a column and the label (the last column) each.
+    total : float
+        The number of records (public).
+    """
+    noisy = [np.asarray(m.noisy_measurement, dtype=np.float64).reshape([int(sizes[j]) for j in cl])
+             for m, cl in zip(found, cliques, strict=True)]
+    if all(len(cl) == 1 for cl in cliques):
+        out = [on_simplex(y, total) for y in noisy]
+    elif all(len(cl) == 2 and cl[1] == cliques[0][1] for cl in cliques):
+        label = on_simplex(np.mean([y.sum(axis=0) for y in noisy], axis=0), total)
+        out = [np.column_stack([on_simplex(y[:, c], label[c]) for c in range(len(label))]) for y in noisy]
+    else:
+        raise ParameterError("the first model in closed form takes one-way marginals or pairs with one column")
+    return [(tuple(f"c{j}" for j in cl), t.reshape([int(sizes[j]) for j in cl]))
+            for cl, t in zip(cliques, out, strict=True)]
 
 
 def _project(tables: list[tuple[tuple[str, ...], np.ndarray]], cols: tuple[str, ...]) -> np.ndarray | None:
@@ -85,9 +134,9 @@ def model_marginal(tables: list[tuple[tuple[str, ...], np.ndarray]], total: floa
     return (joint * total).ravel()
 
 
-def _within_cap(sizes: np.ndarray, base: list[tuple[str, ...]], candidates: list[tuple[int, ...]],
+def _within_cap(sizes: np.ndarray, base: list[tuple[int, ...]], candidates: list[tuple[int, ...]],
                 cap: float) -> dict[tuple[int, ...], bool]:
-    """Whether the model of the cliques ``base`` (Private-PGM's names) and each candidate stays within ``cap``
+    """Whether the model of the cliques ``base`` (column numbers) and each candidate stays within ``cap``
     megabytes (:func:`~ppdm.mechanisms.dp_model_size.model_size_mb`).
 
     The junction tree depends on the graph of the cliques alone, the pairs of columns they join: the candidates
@@ -96,7 +145,7 @@ def _within_cap(sizes: np.ndarray, base: list[tuple[str, ...]], candidates: list
     """
     from ppdm.mechanisms.dp_model_size import model_size_mb
 
-    cliques = [tuple(int(name[1:]) for name in cl) for cl in base]
+    cliques = [tuple(cl) for cl in base]
     joined = {frozenset(p) for cl in cliques for p in itertools.combinations(cl, 2)}
     known: dict[frozenset[frozenset[int]], float] = {}
     out = {}
@@ -284,31 +333,37 @@ class DPAIM(MarginalSynthesis):
         found = [self.measure_clique(budget, codes, sizes, c, unit) for c in first]
         measured = {sub for c in first for r in (1, len(c)) for sub in itertools.combinations(c, r)}
         n = self.n_records_
-        model = self.estimate_model(found, sizes, n, iters=300)
+        # the first model in closed form: Private-PGM's estimate from these measurements is their product (a
+        # tree through the label), and estimating it would compile JAX programs the final fit does not reuse
+        base, tables = list(first), first_tables(found, sizes, first, float(n))
+        total, model = float(n), None
         round_cost = per_round * unit / (1.0 - AIM_SELECT_SHARE)
         for round_no in range(int(self.rounds)):
             # AIM's cap on the model grows with the share of the budget spent by the end of the round
             cap = float(self.max_model_size) * min(1.0, (budget.spent + round_cost) / budget.rho)
-            chosen = self._pick(budget, codes, sizes, model, weights, measured, per_round, unit, cap,
-                                float(found[0].stddev))
+            chosen = self._pick(budget, codes, sizes, (base, tables, total), weights, measured, per_round, unit,
+                                cap, float(found[0].stddev))
             for c in chosen:
                 found.append(self.measure_clique(budget, codes, sizes, c, unit))
                 measured |= {sub for r in range(1, len(c) + 1) for sub in itertools.combinations(c, r)}
             # the next round picks against the new model; after the last one the fit estimates its own
             if round_no + 1 < int(self.rounds):
                 model = self.estimate_model(found, sizes, n, iters=300, warm=model)
+                base = [tuple(int(name[1:]) for name in cl) for cl in model.potentials.cliques]
+                tables, total = model_tables(model)
         return found, None
 
-    def _pick(self, budget: Any, codes: list[ColumnCode], sizes: np.ndarray, model: Any,
+    def _pick(self, budget: Any, codes: list[ColumnCode], sizes: np.ndarray,
+              model: tuple[list[tuple[int, ...]], list[tuple[tuple[str, ...], np.ndarray]], float],
               weights: dict[tuple[int, ...], float], measured: set[tuple[int, ...]], k: int, unit: float,
               cap: float, sigma: float) -> list[tuple[int, ...]]:
-        """``k`` marginals the model gets most wrong, each chosen by OpenDP's noisy max (exponential
-        mechanism) among those not measured whose addition keeps the model within ``cap``."""
-        base = [tuple(cl) for cl in model.potentials.cliques]
+        """``k`` marginals the model (its cliques, their marginals and its total) gets most wrong, each chosen by
+        OpenDP's noisy max (exponential mechanism) among those not measured whose addition keeps the model
+        within ``cap``."""
+        base, tables, total = model
         # AIM's size cap, checked against the model before this round (a structural fact, not a data one)
         fits = _within_cap(sizes, base, [c for c in weights if c not in measured], cap)
         eligible = [c for c in weights if c not in measured and fits[c]]
-        tables, total = model_tables(model)
         model_counts = {c: model_marginal(tables, total, c) for c in eligible}
         chosen: list[tuple[int, ...]] = []
         for _ in range(k):
