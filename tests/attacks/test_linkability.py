@@ -95,3 +95,39 @@ def test_a_group_of_identical_released_rows_links_each_of_its_members_once_in_it
     linked = [linkability(r, m, c, rng=np.random.default_rng(s), splits=[(("a", "b"), ("c", "d"))],
                           n_targets=None)["splits"][0]["main"] * 40 for s in range(20)]
     assert 19.5 <= float(np.mean(linked)) <= 23.0
+
+
+def test_distinct_rows_tied_on_a_source_are_found_in_proportion_to_their_copies() -> None:
+    """Identical released rows are searched once, standing for their copies: a source that ties a row held 3
+    times with a row held once lands on the first 3 times in 4, as a lookup among the 4 rows would."""
+    from ppdm.attacks.mixed import GowerTerms, column_ranges, k_smallest, summed
+
+    pool, queries = from_frames([pd.DataFrame({"a": [0.0, 0.0], "b": [1.0, 2.0]}), pd.DataFrame({"a": [0.0],
+                                                                                                 "b": [9.0]})])
+    first = []
+    for s in range(4000):
+        terms = GowerTerms(queries, pool, [0], [], ranges=column_ranges(pool, queries), rng=np.random.default_rng(s),
+                           weights=np.array([3.0, 1.0]))
+        (_, t), = terms.blocks()
+        first.append(int(terms.order[k_smallest(summed(t, [0]), 1)[0, 0]]) == 0)
+    assert 0.72 <= float(np.mean(first)) <= 0.78
+
+
+def test_linkability_of_copies_is_the_same_searched_once_or_row_by_row() -> None:
+    """A release of microaggregated groups (each centroid released 5 times) links as many members whether its
+    identical rows are searched once each (the default) or spread apart by a speck of noise (searched one by
+    one): the copies' weights stand for the rows they replace."""
+    rng0 = np.random.default_rng(8)
+    members = pd.DataFrame(rng0.normal(size=(200, 4)), columns=list("abcd"))
+    order = np.argsort(members["a"].to_numpy())
+    centroids = np.repeat(members.to_numpy()[order].reshape(40, 5, 4).mean(axis=1), 5, axis=0)
+    release = pd.DataFrame(centroids, columns=list("abcd"))
+    apart = release + rng0.normal(0, 1e-4, size=release.shape)  # apart in float32, the searches' precision
+    control = pd.DataFrame(rng0.normal(size=(200, 4)), columns=list("abcd"))
+    rates = {}
+    for name, rel in (("once", release), ("apart", apart)):
+        r, m, c = from_frames([rel, members.iloc[order].reset_index(drop=True), control])
+        rates[name] = np.mean([linkability(r, m, c, rng=np.random.default_rng(s), splits=[(("a", "b"), ("c", "d"))],
+                                           n_targets=None)["splits"][0]["main"] for s in range(30)])
+    assert rates["once"] > 0.01
+    assert abs(rates["once"] - rates["apart"]) < 0.25 * rates["apart"]

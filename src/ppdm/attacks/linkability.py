@@ -6,7 +6,8 @@ distance, :mod:`ppdm.attacks.mixed`). When both are the same released row, the t
 each other (the Article 29 Working Party's linkability, measured as anonymeter's LinkabilityEvaluator
 measures it). The attack is run on people in the release (``main``) and on real people outside it
 (``control``, linked by resemblance alone); the risk is the excess (:func:`ppdm.attacks._excess.excess`).
-With ``n_neighbors`` the looser success is also reported: the two sets of nearest released rows intersect.
+With ``n_neighbors`` the looser success is also reported: the two sets of nearest distinct released rows
+intersect (identical rows, the copies of a microaggregated group, count once).
 
 The columns may be split in many ways. The default splits are anonymeter's usual one (the columns but the
 label, in table order, first half and second half) and a few seeded random halvings of every column; the
@@ -97,7 +98,7 @@ def linkability(
     n_random_splits : int, default=3
         Random halvings added to the usual split.
     n_neighbors : int, default=10
-        The looser success: the ``n_neighbors`` nearest rows on A and on B share a row.
+        The looser success: the ``n_neighbors`` nearest distinct rows on A and on B share one.
 
     Returns
     -------
@@ -115,27 +116,30 @@ def linkability(
         raise ParameterError("give at least one linkability split")
     for sp in chosen:
         _check_split(sp, release)
-    k = int(min(max(n_neighbors, 1), release.n_rows))
     tm, tc = sample_rows(members, n_targets, rng), sample_rows(control, n_targets, rng)
     queries = MixedTable.concat([members.take(tm), control.take(tc)])
     used = [c for c in release.columns if any(c in a or c in b for a, b in chosen)]
     nc, cc = release.locate(used)
     names = [release.numeric_names[j] for j in nc] + [release.categorical_names[j] for j in cc]
     where = {c: i for i, c in enumerate(names)}
-    terms = GowerTerms(queries, release, nc, cc, ranges=column_ranges(release, members, control), rng=rng)
+    # identical released rows (a microaggregated group's centroid, released k times) are searched once, each
+    # standing for its copies: a source's lookup lands on one of the c copies at random, so the two sources
+    # meet on the same row with probability 1/c (one shared tie-breaking order would link every member of the
+    # group, an artefact of the row order no attacker has), and ties between distinct rows go to each with
+    # the chance its copies give it (the weighted order of GowerTerms)
+    distinct, copies = _distinct(release)
+    pool = release.take(distinct) if len(distinct) < release.n_rows else release
+    k = int(min(max(n_neighbors, 1), pool.n_rows))
+    terms = GowerTerms(queries, pool, nc, cc, ranges=column_ranges(release, members, control), rng=rng,
+                       weights=copies)
     one = np.zeros((len(chosen), queries.n_rows), dtype=bool)
     many = np.zeros_like(one)
-    group, copies = _copies(release)
     for rows, t in terms.blocks():
         for s, (a, b) in enumerate(chosen):
             da, db = summed(t, [where[c] for c in a]), summed(t, [where[c] for c in b])
-            # the searches' columns are the pool's rows in the terms' random order: back to release rows
+            # the searches' columns are the pool's rows in the terms' random order: back to distinct rows
             na, nb = terms.order[k_smallest(da, k)], terms.order[k_smallest(db, k)]
-            # identical released rows (a microaggregated group's centroid, released k times) cannot be told
-            # apart: each source's lookup lands on one of the c copies at random, so the two sources meet on
-            # the same row with probability 1/c (one shared tie-breaking order would link every member of
-            # the group, an artefact of the row order no attacker has)
-            same = group[na[:, 0]] == group[nb[:, 0]]
+            same = na[:, 0] == nb[:, 0]
             one[s, rows] = same & (rng.random(len(na)) * copies[na[:, 0]] < 1.0)
             many[s, rows] = (na[:, :, None] == nb[:, None, :]).any(axis=(1, 2))
     m = len(tm)
@@ -173,10 +177,11 @@ def _cross_fitted(one: np.ndarray, m: int, n_control: int, rng: np.random.Genera
     return {**out, "split": picks[0], "picks": picks}
 
 
-def _copies(release: MixedTable) -> tuple[np.ndarray, np.ndarray]:
-    """Each released row's group of identical rows (an id) and the group's size, by a 64-bit hash of the
-    row's cells (a collision, about 2^-64 a pair, would merge two groups)."""
+def _distinct(release: MixedTable) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each set of identical released rows and how many rows the set holds, by a 64-bit hash of
+    the rows' cells (a collision, about 2^-64 a pair, would merge two sets)."""
     import pandas as pd
 
     codes, _ = pd.factorize(release.row_hashes())
-    return codes, np.bincount(codes)[codes].astype(np.float64)
+    first = np.unique(codes, return_index=True)[1]  # per set, in the order of the sets' numbers
+    return first, np.bincount(codes).astype(np.float64)

@@ -276,6 +276,10 @@ class GowerTerms:
         Range of every numeric column of the tables (:func:`column_ranges`).
     rng : numpy.random.Generator
         Draws the order in which the pool is searched (ties go to the first row in that order).
+    weights : ndarray or None, default=None
+        How many rows each pool row stands for (a released row's identical copies): a row is then first among
+        rows tied with it with probability its weight over theirs (an exponential race), as if each copy had
+        its own place in a uniformly random order. None: every row once.
 
     Attributes
     ----------
@@ -284,13 +288,18 @@ class GowerTerms:
     """
 
     def __init__(self, queries: MixedTable, pool: MixedTable, numeric_cols: Sequence[int],
-                 categorical_cols: Sequence[int], *, ranges: np.ndarray, rng: np.random.Generator) -> None:
+                 categorical_cols: Sequence[int], *, ranges: np.ndarray, rng: np.random.Generator,
+                 weights: np.ndarray | None = None) -> None:
         nc, cc = list(numeric_cols), list(categorical_cols)
         if not nc and not cc:
             raise ParameterError("a distance needs at least one column")
         if pool.n_rows == 0:
             raise InputError("there are no rows to search: the release is empty")
-        self.order = rng.permutation(pool.n_rows)
+        if weights is None:
+            self.order = rng.permutation(pool.n_rows)
+        else:
+            self.order = np.argsort(rng.exponential(size=pool.n_rows) / np.asarray(weights, dtype=np.float64),
+                                    kind="stable")
         scale = np.asarray(ranges, dtype=np.float64)[nc] if nc else np.ones(0)
         qn = queries.numbers[:, nc] / scale
         self._q_gap = np.isnan(qn)
