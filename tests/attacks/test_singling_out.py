@@ -103,6 +103,29 @@ def test_targeted_predicates_find_the_one_copied_outlier(adult: pd.DataFrame) ->
     assert np.flatnonzero(ok).tolist() == [0]
 
 
+def test_targeted_predicates_try_each_combination_of_a_rows_rarest_cells_once() -> None:
+    """Six distinct released rows of five columns: each row's combinations of 3 of its 5 rarest cells are 10,
+    so 60 attempts try every targeted predicate there is (random draws of combinations spent the whole budget
+    of attempts, 50,000 in a release, re-drawing the same ones), and every row that some combination of its
+    own cells isolates is found."""
+    import itertools
+
+    rng = np.random.default_rng(3)
+    V = rng.integers(0, 3, size=(6, 5)).astype(float)
+    numeric = np.zeros(5, dtype=bool)
+    index = ColumnIndex(V)
+    preds, attempts = targeted_predicates(index, numeric, rng=np.random.default_rng(0), n=1000, n_cols=3,
+                                          max_attempts=50_000)
+    assert attempts == 60
+    found = {(tuple(c), tuple(lo)) for c, lo in zip(preds.columns.tolist(), preds.low.tolist(), strict=True)}
+    brute = set()
+    for row in V:
+        for cols in itertools.combinations(range(5), 3):
+            if (np.all(V[:, cols] == row[list(cols)], axis=1)).sum() == 1:
+                brute.add((cols, tuple(row[list(cols)])))
+    assert found == brute
+
+
 def test_a_release_of_other_people_is_flagged_by_anonymeters_scaling_but_not_at_equal_size(
         adult: pd.DataFrame) -> None:
     """2,000 members, 600 control records, and a release of 2,000 other people of the same population: the

@@ -25,6 +25,7 @@ in sorted columns, conjunctions with bitsets of the records meeting each conditi
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -212,8 +213,9 @@ def targeted_predicates(index: ColumnIndex, numeric: np.ndarray, *, rng: np.rand
 
     A cell's rarity is the number of released rows meeting its condition (its category, its tail at least
     as extreme, its gap); a row's is the product of its ``n_cols`` rarest cells' shares. The first pass
-    takes, row by row, the ``n_cols`` rarest cells; later passes random ``n_cols`` of its ``n_cols + 2``
-    rarest. Returns the isolating predicates (at most ``n``) and the attempts made.
+    takes, row by row, the ``n_cols`` rarest cells; each later pass another combination of ``n_cols`` of its
+    ``n_cols + 2`` rarest, until every combination was tried, ``n`` predicates isolate, or ``max_attempts``
+    were made. Returns the isolating predicates (at most ``n``) and the attempts made.
     """
     V = index.V
     rows_n, m = V.shape
@@ -224,21 +226,17 @@ def targeted_predicates(index: ColumnIndex, numeric: np.ndarray, *, rng: np.rand
     score = np.log(np.maximum(rarest, 1)).sum(axis=1)
     row_order = np.lexsort((rng.random(rows_n), score))
     wider = by_rarity[:, : min(m, n_cols + 2)]
-    kept, attempts, first = _Kept(n_cols), 0, True
-    while kept.size < n and attempts < max_attempts:
+    # every combination of n_cols of a row's n_cols + 2 rarest cells, one a pass, the rarest n_cols first: a
+    # few distinct rows (a microaggregated release) run out of combinations long before the attempts do
+    kept, attempts = _Kept(n_cols), 0
+    for combo in itertools.combinations(range(wider.shape[1]), min(n_cols, wider.shape[1])):
+        if kept.size >= n or attempts >= max_attempts:
+            break
         rows = row_order[: max_attempts - attempts]
-        if first:
-            cols = by_rarity[rows, :n_cols]
-        else:
-            pick = np.argsort(rng.random((len(rows), wider.shape[1])), axis=1)[:, :n_cols]
-            cols = np.take_along_axis(wider[rows], pick, axis=1)
-        cols = np.sort(cols, axis=1)
+        cols = np.sort(wider[rows][:, list(combo)], axis=1)
         r = rows[:, None]
         kept.add(index, Predicates(cols, low[r, cols], high[r, cols]), n)
         attempts += len(rows)
-        if wider.shape[1] == n_cols:
-            break  # every row's only combination was tried
-        first = False
     return kept.result(), attempts
 
 
