@@ -260,3 +260,20 @@ def test_the_attacks_gauss_newton_stops_each_target_when_it_stalls() -> None:
 
     x_n, iters = gauss_newton_locate(R, noisy, x0, tol=1e-12, max_iter=200, stall=STALL)
     assert iters < 200 and (objective(x_n) <= objective(x0) + 1e-9).all()
+
+
+def test_the_ica_attack_reads_a_release_of_two_distinct_rows() -> None:
+    """A sparsified SVD can release two distinct rows, one of them once (optdigits: 2,000 rows, 64 columns):
+    scikit-learn's whitening signs its components by the first column's loading, exactly 0 there, and its fit
+    raised on the NaN components that followed. Constant columns are now left out of the unmixing (and were
+    its components not finite, the whitened principal components would stand for the sources)."""
+    from ppdm.attacks._filtering import ica_attack
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 8))
+    rows = np.vstack([rng.normal(size=8), rng.normal(size=8)])
+    rows[:, 0] = 0.0  # a constant first column (a blank pixel): scikit-learn's whitening signs by it, zeroing it
+    Y = rows[(np.arange(2000) > 0).astype(int)]
+    X_hat, details = ica_attack(X, Y, np.random.default_rng(1))
+    assert details["components"] == 1 and np.isfinite(X_hat).all() and X_hat.shape == X.shape
+

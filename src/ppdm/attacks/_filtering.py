@@ -166,12 +166,26 @@ def ica_attack(
         ica = FastICA(n_components=k, whiten="unit-variance", max_iter=200,
                       random_state=int(rng.integers(2**31 - 1)))
         # the unmixing is estimated from at most ICA_FIT_ROWS rows (a seeded sample), then applied to every row
-        ica.fit(fit)
+        # constant columns carry no source, and scikit-learn's whitening signs its components by the first
+        # column's loading: a constant first column (a blank pixel) zeroed every component
+        live = np.ptp(fit, axis=0) > 0
+        components, centre = np.zeros((k, p)), np.zeros(p)
+        try:
+            ica.fit(fit[:, live])
+            components[:, live], centre[live] = ica.components_, ica.mean_
+        except ValueError:  # NaN components reached its own pseudo-inverse
+            components[:] = np.nan
+    if not np.all(np.isfinite(components)):
+        # FastICA's fixed point breaks down on degenerate sources (a release of two distinct rows gave NaN):
+        # the whitened principal components, ICA's own starting point, are the attacker's sources then
+        centre = fit.mean(axis=0)
+        _, sv_fit, vt = np.linalg.svd(fit - centre, full_matrices=False)
+        components = vt[:k] * (np.sqrt(len(fit)) / sv_fit[:k])[:, None]
     del fit
     # the sources are affine in the release, s = (y - mu_y) M - c: over every row their mean is -c and
     # their variances the diagonal of M^T Cov(Y) M, from the release's Gram matrix (no sources table is made)
-    unmix = ica.components_.T / sd_y[:, None]  # y -> source, in the release's own units
-    shift = ica.mean_ @ ica.components_.T
+    unmix = components.T / sd_y[:, None]  # y -> source, in the release's own units
+    shift = centre @ components.T
     s_mu = -shift
     s_var = np.einsum("ij,ik,kj->j", unmix, gram(Y, offset=mu_y), unmix) / max(n_y, 1)
     s_sd = np.sqrt(np.clip(s_var, 0.0, None))
