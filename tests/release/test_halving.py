@@ -138,3 +138,35 @@ def test_a_ladder_needs_three_rungs_of_one_mechanism() -> None:
     jobs = [("a", "dp-aim", {"epsilon": 1.0, "delta": 1e-9}), ("b", "dp-aim", {"epsilon": 4.0, "delta": 1e-9}),
             ("c", "dp-aim", {"epsilon": 2.0, "delta": 1e-6})]
     assert epsilon_ladders(jobs) == []  # two deltas: two ladders of fewer than three rungs
+
+
+def test_a_rung_below_one_that_could_not_be_chosen_is_left_out() -> None:
+    """Once a candidate holding the policy is measured fully, a rung of an epsilon ladder is not fitted when a
+    larger epsilon of its ladder could not beat it (the rule that stops a candidate after its first pass): a
+    smaller epsilon is no more useful in expectation. Before a full battery ends, the rung runs as before."""
+    from types import SimpleNamespace
+
+    from ppdm.release.halving import StagedRun
+
+    jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
+    jobs.append(("m", "mdav", {"k": 20}))
+    table = SimpleNamespace(policy=Policy(), objective="x")
+    bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
+    run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
+                    bar, epsilon_ladders(jobs), False)
+    top, bottom = _first(4.0, False) | {"utility": {"x": 50.0}}, _first(0.5, True) | {"utility": {"x": 40.0}}
+    run.first[0], run.first[3] = top, bottom
+    run.waiting.clear()
+    run.opened.append(1)  # epsilon 2, opened by the ends
+    assert run.pick()[0] == ("first", 1)  # type: ignore[index]  # no candidate measured fully yet: it runs
+    run.opened.append(2)
+    run.results[4] = {"method": "mdav", "params": {"k": 20}, "utility": {"x": 80.0}, "first_utility": {"x": 80.0},
+                      "risk": _first(1.0, True)["risk"]}
+    run.best = 4
+    task = run.pick()  # epsilon 1 left out: epsilon 4 (50) could not beat mdav (80); a full battery is next
+    assert task is not None and task[0] == ("full", 3) and not run.opened
+    assert run.outclassed[2].startswith("epsilon 4 of the same mechanism could not be chosen")
+    run.first[0] = top | {"utility": {"x": 79.0}}  # within the margin of the best: epsilon 1 could still win
+    run.outclassed.clear()
+    run.opened.append(2)
+    assert run.pick()[0] == ("first", 2)  # type: ignore[index]

@@ -81,7 +81,10 @@ def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cach
     run_pulled(run.pick, run.done, workers)
     for ladder in ladders:
         for pos, i in enumerate(ladder):
-            if not run.first[i]:
+            if i in run.outclassed:
+                run.first[i] = run.results[i] = {"method": jobs[i][1], "params": jobs[i][2],
+                                                 "not_measured": run.outclassed[i]}
+            elif not run.first[i]:
                 run.first[i] = run.results[i] = _not_measured(jobs[i], [run.first[j] for j in ladder[:pos]],
                                                               [run.first[j] for j in ladder[pos + 1:]], table.policy)
     return run
@@ -343,6 +346,7 @@ class StagedRun:
         self.front: set[int] = set()
         self.best: int | None = None
         self.stopped: list[int] = []
+        self.outclassed: dict[int, str] = {}  # rungs of a ladder left out as no more useful than one beaten
         self.first_done_at: float | None = None
 
     # -- what runs next --------------------------------------------------------------------------------------
@@ -352,6 +356,10 @@ class StagedRun:
         while True:
             if self.opened or self.waiting:
                 i, stage = (self.opened or self.waiting).popleft(), "first"
+                if i in self.ladder_of and (why := self._outclassed(i)):
+                    self.outclassed[i] = why
+                    self.bar.advance(1)
+                    continue
                 self.running_first.add(i)
             else:
                 i, stage = self._next_full(), "full"
@@ -364,6 +372,25 @@ class StagedRun:
             fn = _first if stage == "first" else _full
             return (stage, i), _guarded, (i, fn, self.table, self.jobs[i][1], self.jobs[i][2],
                                           None if stage == "first" else self.first[i])
+
+    def _outclassed(self, i: int) -> str | None:
+        """Why rung ``i`` of an epsilon ladder cannot be chosen, if it cannot: a larger epsilon of its ladder,
+        measured, could not beat the best candidate measured fully that holds the policy (its first-fold utility
+        below the best's at the 95 % level, as for stopping a candidate after its first pass), and a smaller
+        epsilon is no more useful in expectation."""
+        if self.best is None:
+            return None
+        best, obj = self.results[self.best], self.table.objective
+        eps = float(self.jobs[i][2]["epsilon"])
+        for j in self.ladder_of[i]:
+            above = self.first[j]
+            if (float(self.jobs[j][2]["epsilon"]) > eps and above and "failed" not in above
+                    and "not_measured" not in above and obj in above.get("utility", {})
+                    and not could_beat(above, best, obj)):
+                return (f"epsilon {above['params']['epsilon']:g} of the same mechanism could not be chosen (on the "
+                        f"first held-out fold its {obj} is below the best's at the 95 % level, record by record), and "
+                        "a smaller epsilon is no more useful in expectation")
+        return None
 
     def _next_full(self) -> int | None:
         if self.full is None:
