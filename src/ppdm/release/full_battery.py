@@ -64,7 +64,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     # a synthesiser of whole records fits a model per release: its utility and membership are measured on the
     # first fold's release alone (the further folds would cost a model each)
     costly = synthesises_records(method)
-    if table.folds and len(table.folds) > 1 and not costly:
+    if table.folds and len(table.folds) > 1 and not costly and table.y is not None:
         numeric = None if table.codec is None else table.codec.numeric_index_
         tstr = {k: v for k, v in first["utility"].items() if k.startswith("tstr_")}
         scores = [(len(table.folds[0][1]), tstr)]

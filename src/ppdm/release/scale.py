@@ -136,7 +136,7 @@ def _score(X: np.ndarray, y: np.ndarray | None, method: str, params: dict[str, A
     step = _Steps(on_step)
     n = X.shape[0]
     step("release")
-    train, test = holdout if holdout is not None and y is not None else (
+    train, test = holdout if holdout is not None else (
         np.arange(n, dtype=row_dtype(n)), np.zeros(0, dtype=row_dtype(n)))
     X_test, y_test = X[test], None if y is None else y[test]
     shown_test = None if categories is None else categories[test]
@@ -245,10 +245,11 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     util["neighbour_pct"] = neighbour_preservation(X_tr, B, seed=seed, sample=1000)
     linked = sensitive = None
     anonymisation: dict[str, Any] = {}
-    if len(test) and y_test is not None:
-        step("train on release")
-        util.update(tstr_scores(B, y_rel, X_test, y_test, seed=seed,
-                                numeric=None if codec is None else codec.numeric_index_))
+    if len(test):
+        if y_test is not None:  # without a label the held-out rows are the tests' control only
+            step("train on release")
+            util.update(tstr_scores(B, y_rel, X_test, y_test, seed=seed,
+                                    numeric=None if codec is None else codec.numeric_index_))
         step("linked values")
         linked = linked_value_disclosure(X_att, B_att, X_att_test, max_targets=first_batch, seed=seed)
         if codec is not None:

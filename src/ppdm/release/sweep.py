@@ -231,7 +231,7 @@ def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tu
     from ppdm.release.scale import FINALISTS, ONE_FINALIST_ABOVE, SCREEN_MARGIN, score_at_scale, screen_rows
     from ppdm.release.select import meets_policy, risk_score
     from ppdm.release.trial import SweepTable
-    from ppdm.release.utility import holdout_split
+    from ppdm.release.utility import holdout_split, random_folds
 
     if sample is None:
         n_rows = len(X)
@@ -240,7 +240,9 @@ def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tu
     X_sample, ys, shown_sample = sample
     assert n_rows is not None
     # screening ranks by the objective and rejects on risk: the first pass of every candidate on the sample
-    split = None if ys is None else holdout_split(ys, seed=seed)
+    # without a label, a random split still holds out the control of the tests of anonymisation
+    split = holdout_split(ys, seed=seed) if ys is not None else next(
+        iter(random_folds(len(X_sample), seed=seed, many=False) or [None]))
     table = SweepTable(X=X_sample, y=ys, codec=context.get("codec"), shown=shown_sample,
                        folds=None if split is None else [split], columns=list(context["columns"]),
                        preprocess=cfg.preprocess, threat=cfg.threat, seed=seed, key_seed=context.get("key_seed"),

@@ -83,7 +83,7 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     from ppdm.data.io import read_table
     from ppdm.data.schema import resolve_schema
     from ppdm.release.source import design_fingerprint
-    from ppdm.release.utility import holdout_folds, holdout_split
+    from ppdm.release.utility import holdout_folds, holdout_split, random_folds
     from ppdm.utils.memory import give_back
 
     df = read_table(spec.source, sep=spec.sep) if frame is None else frame
@@ -158,6 +158,9 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
         folds = holdout_folds(y, seed=seed)
     elif y is not None and (split := holdout_split(y, seed=seed)) is not None:
         folds = [split]
+    elif y is None:
+        # no label to train on, but the tests of anonymisation still need real people outside a release
+        folds = random_folds(len(X), seed=seed, many=len(X) <= screen_above)
     if not folds and policy.objective in ("tstr_knn_pct", "tstr_logreg_pct"):
         policy = policy.model_copy(update={"objective": "knn_pct" if y is not None else "neighbour_pct"})
     return Prepared(df=df, infos=infos, codec=codec, schema=schema, X=X, y=y, label_note=label_note,
@@ -172,7 +175,7 @@ def original_utility(X: np.ndarray, y: np.ndarray | None, folds: Any, seed: int,
 
     scores = utility_scores(X, y, seed=seed) if y is not None else {}
     scores["neighbour_pct"] = 100.0
-    if folds:
+    if folds and y is not None:
         numeric = None if codec is None else codec.numeric_index_
         scores.update(pooled([(len(te), _original_tstr(X, y, tr, te, seed, numeric)) for tr, te in folds]))
         tested = np.concatenate([te for _, te in folds])

@@ -9,7 +9,7 @@ import numpy as np
 from ppdm.utils.rows import row_dtype
 
 __all__ = ["UTILITY_SAMPLE", "SVM_SAMPLE", "TSTR_TRAIN_SAMPLE", "TSTR_TESTED", "TSTR_MAX_FOLDS", "stratified_sample",
-           "utility_scores", "holdout_split", "holdout_folds", "train_on_release_accuracy",
+           "utility_scores", "holdout_split", "holdout_folds", "random_folds", "train_on_release_accuracy",
            "train_on_release_logreg", "knn_predictions", "logreg_predictions", "tstr_hits", "tstr_scores", "pooled",
            "neighbour_preservation"]
 
@@ -136,6 +136,25 @@ def holdout_folds(y: np.ndarray, *, share: float = 0.2, max_rows: int = 5000, se
 
     splits = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(np.zeros(len(y)), labels)
     return [(np.sort(tr), np.sort(te)) for _, (tr, te) in zip(range(wanted), splits, strict=False)]
+
+
+def random_folds(n: int, *, share: float = 0.2, max_rows: int = 5000, seed: int = 0, tested: int = TSTR_TESTED,
+                 many: bool = True) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Disjoint held-out folds (train rows, test rows) of a table without a label to stratify by, sized as
+    :func:`holdout_folds` sizes them (``many=False``: one split). Their held-out rows are the real people
+    outside a fold's release that the tests of singling out, linkability and membership compare against.
+    None below 10 rows."""
+    if n < 10:
+        return None
+    from sklearn.model_selection import KFold
+
+    n_test = int(min(max_rows, max(2, round(share * n))))
+    n_splits = max(2, round(n / n_test))
+    wanted = min(TSTR_MAX_FOLDS, -(-tested // n_test), n_splits) if many else 1
+    splits = KFold(n_splits=n_splits, shuffle=True, random_state=seed).split(np.zeros(n))
+    dtype = row_dtype(n)
+    return [(np.sort(tr).astype(dtype), np.sort(te).astype(dtype))
+            for _, (tr, te) in zip(range(max(1, wanted)), splits, strict=False)]
 
 
 def knn_predictions(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, k: int = 5) -> np.ndarray:
