@@ -240,11 +240,13 @@ def screen_and_confirm(X: np.ndarray | None, y: np.ndarray | None, jobs: list[tu
     X_sample, ys, shown_sample = sample
     assert n_rows is not None
     # screening ranks by the objective and rejects on risk: the first pass of every candidate on the sample
-    # without a label, a random split still holds out the control of the tests of anonymisation
-    split = holdout_split(ys, seed=seed) if ys is not None else next(
-        iter(random_folds(len(X_sample), seed=seed, many=False) or [None]))
+    if ys is not None:
+        split = holdout_split(ys, seed=seed)
+        folds = None if split is None else [split]
+    else:  # without a label, a random split still holds out the control of the tests of anonymisation
+        folds = random_folds(len(X_sample), seed=seed, many=False)
     table = SweepTable(X=X_sample, y=ys, codec=context.get("codec"), shown=shown_sample,
-                       folds=None if split is None else [split], columns=list(context["columns"]),
+                       folds=folds, columns=list(context["columns"]),
                        preprocess=cfg.preprocess, threat=cfg.threat, seed=seed, key_seed=context.get("key_seed"),
                        seed_known=bool(context.get("seed_known")), objective=cfg.policy.objective,
                        policy=cfg.policy, shown_names=tuple(context.get("shown_names", ())),

@@ -125,17 +125,22 @@ def holdout_folds(y: np.ndarray, *, share: float = 0.2, max_rows: int = 5000, se
     first = holdout_split(y, share=share, max_rows=max_rows, seed=seed)
     if first is None:
         return None
-    n_test = len(first[1])
-    wanted = min(TSTR_MAX_FOLDS, -(-tested // n_test), max(2, round(len(y) / n_test)))
+    n_splits, wanted = _fold_counts(len(y), len(first[1]), tested)
     labels = np.asarray(y).astype(str)
     _, counts = np.unique(labels, return_counts=True)
-    n_splits = max(2, round(len(y) / n_test))
     if wanted < 2 or counts.min() < n_splits:
         return [first]
     from sklearn.model_selection import StratifiedKFold
 
     splits = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(np.zeros(len(y)), labels)
     return [(np.sort(tr), np.sort(te)) for _, (tr, te) in zip(range(wanted), splits, strict=False)]
+
+
+def _fold_counts(n: int, n_test: int, tested: int) -> tuple[int, int]:
+    """Into how many folds ``n`` rows split with ``n_test`` held out each, and how many of them are used: until
+    about ``tested`` records are held out in all, at most :data:`TSTR_MAX_FOLDS`."""
+    n_splits = max(2, round(n / n_test))
+    return n_splits, min(TSTR_MAX_FOLDS, -(-tested // n_test), n_splits)
 
 
 def random_folds(n: int, *, share: float = 0.2, max_rows: int = 5000, seed: int = 0, tested: int = TSTR_TESTED,
@@ -148,9 +153,8 @@ def random_folds(n: int, *, share: float = 0.2, max_rows: int = 5000, seed: int 
         return None
     from sklearn.model_selection import KFold
 
-    n_test = int(min(max_rows, max(2, round(share * n))))
-    n_splits = max(2, round(n / n_test))
-    wanted = min(TSTR_MAX_FOLDS, -(-tested // n_test), n_splits) if many else 1
+    n_splits, wanted = _fold_counts(n, int(min(max_rows, max(2, round(share * n)))), tested)
+    wanted = wanted if many else 1
     splits = KFold(n_splits=n_splits, shuffle=True, random_state=seed).split(np.zeros(n))
     dtype = row_dtype(n)
     return [(np.sort(tr).astype(dtype), np.sort(te).astype(dtype))
