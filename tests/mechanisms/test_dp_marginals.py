@@ -350,3 +350,26 @@ def test_aims_first_model_in_closed_form_is_private_pgms_estimate(star: bool) ->
     err_ours = np.mean([np.abs(ours[m.clique].ravel() - t).sum() for m, t in zip(found, true, strict=True)])
     err_theirs = np.mean([np.abs(theirs[m.clique].ravel() - t).sum() for m, t in zip(found, true, strict=True)])
     assert err_ours <= 1.05 * err_theirs
+
+
+@pytest.mark.parametrize("given", [None, "--xla_cpu_use_fusion_emitters=true"])
+def test_xla_flags_are_set_for_jax_unless_the_environment_sets_them(given: str | None) -> None:
+    """The compile-time flags reach a fresh process's JAX, which accepts them (XLA stops on an unknown flag), and
+    a flag the user set is left as it is."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    if given is not None:
+        env["XLA_FLAGS"] = given
+    code = ("import os; from ppdm.mechanisms.dp_marginals import load_mbi; load_mbi(); import jax.numpy as jnp; "
+            "assert float(jnp.arange(4.0).sum()) == 6.0; print(os.environ['XLA_FLAGS'])")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-400:]
+    flags = out.stdout.split()
+    assert "--xla_backend_optimization_level=0" in flags
+    if given is None:
+        assert "--xla_cpu_use_fusion_emitters=false" in flags
+    else:
+        assert given in flags and "--xla_cpu_use_fusion_emitters=false" not in flags
