@@ -111,3 +111,34 @@ def test_bad_input_is_refused() -> None:
         paired_outlier_advantage(np.zeros(5), np.zeros(4), np.zeros(5), 0.1)
     with pytest.raises(InputError, match="members and of non-members"):
         membership_advantage(np.zeros(0), np.zeros(3))
+
+
+def _gower_by_definition(q: np.ndarray, qc: np.ndarray, p: np.ndarray, pc: np.ndarray, ranges: np.ndarray) -> float:
+    """The mean Gower-type term of two records, written from the definition (a numeric gap costs 1)."""
+    terms = [1.0 if np.isnan(a) or np.isnan(b) else abs(a - b) / r for a, b, r in zip(q, p, ranges, strict=True)]
+    terms += [float(a != b) for a, b in zip(qc, pc, strict=True)]
+    return sum(terms) / len(terms)
+
+
+@pytest.mark.parametrize("numeric_gaps", [False, True])
+def test_distances_equal_the_definition_with_category_gaps_copies_and_number_gaps(numeric_gaps: bool) -> None:
+    """Both searches (the compiled one without numeric gaps, the blockwise one with them) give the distance of
+    the definition: the closest released row, and the k-th nearest other record among copies."""
+    rng = np.random.default_rng(4)
+    people = _people(120, 5)
+    people.loc[rng.random(120) < 0.1, "k"] = None  # a categorical gap is a category of its own
+    release = pd.concat([_people(80, 6), people.iloc[:10], people.iloc[:10]], ignore_index=True)  # copies
+    if numeric_gaps:
+        release.loc[3, "a"] = np.nan
+        people.loc[7, "b"] = np.nan
+    q, pool = from_frames([people, release])
+    ranges = column_ranges(q, pool)
+    d = distance_to_closest(q, pool, ranges=ranges)
+    expected = [min(_gower_by_definition(q.numbers[i], q.codes[i], pool.numbers[j], pool.codes[j], ranges)
+                    for j in range(pool.n_rows)) for i in range(q.n_rows)]
+    np.testing.assert_allclose(d, expected, atol=1e-6)
+    out = outlyingness(pool, k=3, ranges=ranges)
+    for i in range(pool.n_rows):
+        others = sorted(_gower_by_definition(pool.numbers[i], pool.codes[i], pool.numbers[j], pool.codes[j], ranges)
+                        for j in range(pool.n_rows) if j != i)
+        assert out[i] == pytest.approx(others[2], abs=1e-6)

@@ -135,3 +135,12 @@ def test_ranges_span_every_table_and_constant_columns_get_one() -> None:
     b = MixedTable(np.array([[10.0, 3.0]]), np.zeros((1, 0), int), ("x", "y"), ())
     assert column_ranges(a, b).tolist() == [10.0, 1.0]
     assert math.isclose(float(column_ranges(a)[0]), 2.0)
+
+
+def test_no_embedding_with_a_numeric_gap() -> None:
+    from ppdm.attacks.mixed import l1_embedding
+
+    t, = from_frames([pd.DataFrame({"a": [1.0, np.nan], "c": ["x", "y"]})])
+    assert l1_embedding([t], column_ranges(t)) is None
+    u, = from_frames([pd.DataFrame({"a": [1.0, 3.0], "c": ["x", None]})])
+    np.testing.assert_array_equal(l1_embedding([u], column_ranges(u))[0], [[0.5, 0.0, 0.5], [1.5, 0.5, 0.0]])

@@ -20,7 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from ppdm.attacks.mixed import GowerTerms, MixedTable, check_same_columns, column_ranges, gower_nearest, summed
+from ppdm.attacks.mixed import (
+    GowerTerms,
+    MixedTable,
+    check_same_columns,
+    column_ranges,
+    gower_nearest,
+    l1_embedding,
+    summed,
+)
 from ppdm.exceptions import InputError, ParameterError
 
 __all__ = ["distance_to_closest", "outlyingness", "membership_advantage", "paired_outlier_advantage",
@@ -40,11 +48,25 @@ def distance_to_closest(queries: MixedTable, release: MixedTable, *, ranges: np.
         that members' and non-members' distances are on one scale).
     rng : numpy.random.Generator, optional
         Only orders the search (the distance does not depend on it).
+
+    Notes
+    -----
+    Each distinct released row is searched once: copies are no closer than the row they copy, and a
+    microaggregated release holds each group's row as many times as the group has members.
     """
     check_same_columns(queries, release)
     if queries.n_rows == 0:
         return np.zeros(0)
     r = column_ranges(queries, release) if ranges is None else ranges
+    distinct = release.unique_rows()
+    if len(distinct) < release.n_rows:
+        release = release.take(distinct)
+    n_columns = queries.numbers.shape[1] + queries.codes.shape[1]
+    embedded = l1_embedding([queries, release], r)
+    if embedded is not None and n_columns:
+        from sklearn.metrics import pairwise_distances_argmin_min
+
+        return pairwise_distances_argmin_min(embedded[0], embedded[1], metric="manhattan")[1] / n_columns
     terms = GowerTerms(queries, release, range(queries.numbers.shape[1]), range(queries.codes.shape[1]),
                        ranges=r, rng=rng if rng is not None else np.random.default_rng(0))
     every = list(range(terms.n_columns))
@@ -63,6 +85,14 @@ def outlyingness(table: MixedTable, k: int = 5, *, ranges: np.ndarray | None = N
     if table.n_rows <= k:
         raise ParameterError(f"outlyingness with k={k} needs more than {k} records; lower k")
     r = column_ranges(table) if ranges is None else ranges
+    embedded = l1_embedding([table], r)
+    n_columns = table.numbers.shape[1] + table.codes.shape[1]
+    if embedded is not None and n_columns:
+        from sklearn.neighbors import NearestNeighbors
+
+        # the k+1 nearest with the record itself (at 0, first among its copies): the k-th other is the last
+        search = NearestNeighbors(n_neighbors=k + 1, metric="manhattan", algorithm="brute").fit(embedded[0])
+        return search.kneighbors(embedded[0], return_distance=True)[0][:, -1] / n_columns
     _, dist = gower_nearest(table, table, ranges=r, rng=np.random.default_rng(0), k=k, exclude_self=True)
     return dist[:, -1]
 

@@ -30,10 +30,12 @@ import pandas as pd
 from ppdm.exceptions import InputError, ParameterError
 
 __all__ = ["MixedTable", "encode_tables", "from_frames", "column_ranges", "gower_nearest", "GowerTerms", "summed",
-           "k_smallest", "check_same_columns", "sample_rows"]
+           "k_smallest", "check_same_columns", "sample_rows", "l1_embedding"]
 
 #: bytes of one block of per-column terms (columns x rows x pool, float32)
 BLOCK_BYTES = 16 * 1024**2
+#: the widest embedding :func:`l1_embedding` makes (numeric columns plus every category's indicator)
+MAX_EMBEDDING_WIDTH = 1024
 
 
 @dataclass(frozen=True)
@@ -260,6 +262,36 @@ def column_ranges(*tables: MixedTable) -> np.ndarray:
         lo = np.nanmin(np.vstack([np.nanmin(t.numbers, axis=0) for t in tables if t.n_rows]), axis=0)
     span = hi - lo
     return np.where(np.isfinite(span) & (span > 0), span, 1.0)
+
+
+def l1_embedding(tables: Sequence[MixedTable], ranges: np.ndarray) -> list[np.ndarray] | None:
+    """The tables as float64 rows whose Manhattan distance is the Gower-type sum over every column, or None.
+
+    Numbers are divided by their ``ranges``; each category becomes an indicator column worth 1/2 (two records
+    of different categories differ by 1/2 in two indicators: 1, as ``!=`` counts; a categorical gap is a
+    category of its own, as in the terms). A gap in a numeric column costs 1 even against another gap, which
+    no distance between embedded points gives: with any numeric gap, or wider than
+    :data:`MAX_EMBEDDING_WIDTH`, there is no embedding (None) and the blockwise terms are the way. With one,
+    scikit-learn's compiled, chunked nearest-neighbour reductions search it, about twice as fast as the terms
+    summed block by block in NumPy on one thread, for the searches that need distances only (ties do not
+    matter). The linkability's searches, which need the terms' order of ties and reuse one block's terms for
+    every split of the columns, were measured slower that way (1.06 s against 0.81 s on 2,500 satimage rows).
+    """
+    if any(np.isnan(t.numbers).any() for t in tables):
+        return None
+    scale = np.asarray(ranges, dtype=np.float64)
+    levels = [np.unique(np.concatenate([t.codes[:, j] for t in tables])) for j in range(tables[0].codes.shape[1])]
+    if tables[0].numbers.shape[1] + sum(len(v) for v in levels) > MAX_EMBEDDING_WIDTH:
+        return None
+    out = []
+    for t in tables:
+        parts = [t.numbers / scale]
+        for j, values in enumerate(levels):
+            hot = np.zeros((t.n_rows, len(values)))
+            hot[np.arange(t.n_rows), np.searchsorted(values, t.codes[:, j])] = 0.5
+            parts.append(hot)
+        out.append(np.hstack(parts) if parts else np.zeros((t.n_rows, 0)))
+    return out
 
 
 class GowerTerms:
