@@ -373,3 +373,23 @@ def test_xla_flags_are_set_for_jax_unless_the_environment_sets_them(given: str |
         assert "--xla_cpu_use_fusion_emitters=false" in flags
     else:
         assert given in flags and "--xla_cpu_use_fusion_emitters=false" not in flags
+
+
+def test_aims_picks_of_one_round_keep_the_model_within_the_cap_together() -> None:
+    """Each pick of a round fits the cap with the picks before it, not only with the model the round started from:
+    on a table whose many-class label joins every pick, Private-PGM's own size of the fitted model stays within
+    the cap (twelve picks checked against the round's start alone built a model several times the cap)."""
+    from mbi import Domain
+    from mbi.junction_tree import hypothetical_model_size
+
+    rng = np.random.default_rng(5)
+    n, d, levels = 800, 10, 12
+    X = rng.integers(0, levels, size=(n, d)).astype(float)
+    y = ((X[:, 0] + X[:, 1] + X[:, 2]) % 20).astype(int).astype(str)
+    cap = 0.2
+    m = DPAIM(epsilon=8.0, kinds=["categorical"] * d, levels=[levels] * d, max_model_size=cap, random_state=0)
+    m.fit(X, y)
+    domain = Domain([f"c{j}" for j in range(len(m.model_domain_))], [int(s) for s in m.model_domain_])
+    size = hypothetical_model_size(domain, [tuple(f"c{j}" for j in cl) for cl in m.model_cliques_])
+    assert size <= cap, size
+    assert len(m.model_cliques_) > d  # the round picked marginals beyond the label's pairs
