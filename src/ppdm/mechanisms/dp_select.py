@@ -357,23 +357,21 @@ class DPAIM(MarginalSynthesis):
               model: tuple[list[tuple[int, ...]], list[tuple[tuple[str, ...], np.ndarray]], float],
               weights: dict[tuple[int, ...], float], measured: set[tuple[int, ...]], k: int, unit: float,
               cap: float, sigma: float) -> list[tuple[int, ...]]:
-        """``k`` marginals the model (its cliques, their marginals and its total) gets most wrong, each chosen by
-        OpenDP's noisy max (exponential mechanism) among those not measured whose addition keeps the model, with
-        the round's earlier picks, within ``cap``."""
+        """At most ``k`` marginals the model (its cliques, their marginals and its total) gets most wrong, each
+        chosen by OpenDP's noisy max (exponential mechanism) among those not measured whose addition keeps the
+        model within ``cap``; a pick that would take the model with the round's earlier picks beyond ``cap`` is
+        dropped unmeasured."""
+        from ppdm.mechanisms.dp_model_size import model_size_mb
+
         base, tables, total = model
-        # AIM's size cap (a structural fact, not a data one): checked against the model before this round, then
-        # after each pick against the model with the round's picks so far. Checked against the round's start
-        # alone, twelve picks that each fit could together build a model seven times the cap (14 MB on the letter
-        # table, whose 26-class label joins every pick), and its estimation then took minutes
+        # AIM's size cap (a structural fact, not a data one), checked against the model before this round
         fits = _within_cap(sizes, base, [c for c in weights if c not in measured], cap)
         eligible = [c for c in weights if c not in measured and fits[c]]
         model_counts = {c: model_marginal(tables, total, c) for c in eligible}
         chosen: list[tuple[int, ...]] = []
+        dropped: list[tuple[int, ...]] = []
         for _ in range(k):
-            eligible = [c for c in eligible if c not in chosen]
-            if chosen:
-                fits = _within_cap(sizes, [*base, *chosen], eligible, cap)
-                eligible = [c for c in eligible if fits[c]]
+            eligible = [c for c in eligible if c not in chosen and c not in dropped]
             if not eligible:
                 break
             xhat = [model_counts[c] for c in eligible]
@@ -390,5 +388,12 @@ class DPAIM(MarginalSynthesis):
             # a record added or removed moves each candidate's L1 error by at most 1: its score by its weight
             pick = budget.noisy_max("workload marginal", scores, max(w),
                                     unit * AIM_SELECT_SHARE / (1.0 - AIM_SELECT_SHARE))
+            # the picks of a round fit the cap one by one, not always together: twelve that each fit built a model
+            # seven times the cap on the letter table (its 26-class label joins every pick) and its estimation took
+            # minutes. Checking every candidate again after each pick cost a minute on sixty columns; checking the
+            # pick costs one model size, and dropping it spends only its selection (its measurement is not made)
+            if model_size_mb(sizes, [*base, *chosen, eligible[pick]]) > cap:
+                dropped.append(eligible[pick])
+                continue
             chosen.append(eligible[pick])
         return chosen
