@@ -61,12 +61,11 @@ def distance_to_closest(queries: MixedTable, release: MixedTable, *, ranges: np.
     distinct = release.unique_rows()
     if len(distinct) < release.n_rows:
         release = release.take(distinct)
-    n_columns = queries.numbers.shape[1] + queries.codes.shape[1]
     embedded = l1_embedding([queries, release], r)
-    if embedded is not None and n_columns:
+    if embedded is not None and queries.columns:
         from sklearn.metrics import pairwise_distances_argmin_min
 
-        return pairwise_distances_argmin_min(embedded[0], embedded[1], metric="manhattan")[1] / n_columns
+        return pairwise_distances_argmin_min(embedded[0], embedded[1], metric="manhattan")[1] / len(queries.columns)
     terms = GowerTerms(queries, release, range(queries.numbers.shape[1]), range(queries.codes.shape[1]),
                        ranges=r, rng=rng if rng is not None else np.random.default_rng(0))
     every = list(range(terms.n_columns))
@@ -86,13 +85,12 @@ def outlyingness(table: MixedTable, k: int = 5, *, ranges: np.ndarray | None = N
         raise ParameterError(f"outlyingness with k={k} needs more than {k} records; lower k")
     r = column_ranges(table) if ranges is None else ranges
     embedded = l1_embedding([table], r)
-    n_columns = table.numbers.shape[1] + table.codes.shape[1]
-    if embedded is not None and n_columns:
+    if embedded is not None and table.columns:
         from sklearn.neighbors import NearestNeighbors
 
         # the k+1 nearest with the record itself (at 0, first among its copies): the k-th other is the last
         search = NearestNeighbors(n_neighbors=k + 1, metric="manhattan", algorithm="brute").fit(embedded[0])
-        return search.kneighbors(embedded[0], return_distance=True)[0][:, -1] / n_columns
+        return search.kneighbors(embedded[0], return_distance=True)[0][:, -1] / len(table.columns)
     _, dist = gower_nearest(table, table, ranges=r, rng=np.random.default_rng(0), k=k, exclude_self=True)
     return dist[:, -1]
 

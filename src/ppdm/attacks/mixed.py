@@ -290,7 +290,7 @@ def l1_embedding(tables: Sequence[MixedTable], ranges: np.ndarray) -> list[np.nd
             hot = np.zeros((t.n_rows, len(values)))
             hot[np.arange(t.n_rows), np.searchsorted(values, t.codes[:, j])] = 0.5
             parts.append(hot)
-        out.append(np.hstack(parts) if parts else np.zeros((t.n_rows, 0)))
+        out.append(np.hstack(parts))
     return out
 
 
