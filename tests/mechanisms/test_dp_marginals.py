@@ -152,6 +152,18 @@ def test_the_filter_refuses_a_query_beyond_the_budget(dp) -> None:  # type: igno
     assert [q.name for q in budget.log] == ["a"]  # the refused query was never answered
 
 
+def test_the_budget_left_is_what_openDPs_filter_has_not_spent(dp) -> None:  # type: ignore[no-untyped-def]
+    from ppdm.mechanisms.dp_accounting import Budget
+
+    budget = Budget(np.zeros((10, 2)), 0.05)
+    for share in (0.01, 0.004, 0.02):
+        budget.counts("a", lambda t: np.zeros(len(t), dtype=int), 3, share)
+        assert budget.left == pytest.approx(0.05 - float(budget._queryable.privacy_loss(1)), rel=1e-12)
+    budget.noisy_max("b", lambda t: [1.0, 2.0], 1.0, budget.left)  # the rest, to the last rounding error
+    assert budget.spent <= 0.05 and 0.0 <= budget.left < 1e-9
+    assert budget.left == pytest.approx(0.05 - budget.spent, abs=1e-15)
+
+
 def test_the_noise_on_the_range_histograms_has_the_calibrated_deviation(fitted) -> None:  # type: ignore[no-untyped-def]
     mech, _, X, _, answers = fitted
     ranges = [(name, noisy) for name, noisy in answers if name.startswith("range")]
@@ -393,3 +405,60 @@ def test_aims_picks_of_one_round_keep_the_model_within_the_cap_together() -> Non
     size = hypothetical_model_size(domain, [tuple(f"c{j}" for j in cl) for cl in m.model_cliques_])
     assert size <= cap, size
     assert len(m.model_cliques_) > d  # the round picked marginals beyond the label's pairs
+
+
+@pytest.mark.parametrize(("d", "labelled", "triples"), [(5, True, True), (6, False, True), (4, True, False)])
+def test_aims_candidate_weights_are_the_workload_overlap_by_definition(d: int, labelled: bool, triples: bool) -> None:
+    # AIM's weight of a candidate: the workload's weights, each times the columns it shares with the candidate
+    m = DPAIM(label_weight=3.0, label_triples=triples)
+    label = d - 1 if labelled else None
+    work = {p: (3.0 if label in p else 1.0) for p in itertools.combinations(range(d), 2)}
+    if labelled and triples:
+        work |= {(a, b, label): 3.0 for a, b in itertools.combinations(range(d - 1), 2)}
+    expected = {}
+    for p in work:
+        for r in range(1, len(p) + 1):
+            for c in itertools.combinations(p, r):
+                expected[c] = sum(w * len(set(c) & set(q)) for q, w in work.items())
+    got = m.workload_weights(d, labelled)
+    assert got == expected
+    assert list(got) == sorted(expected, key=lambda c: (len(c), c))
+
+
+def test_model_size_matches_private_pgms_on_wider_sparse_models() -> None:
+    """Wider models, as AIM's rounds build them (a star through the label, a few pairs and triples on top, with
+    fill-in): ppdm's size equals Private-PGM's own."""
+    from mbi import Domain
+    from mbi.junction_tree import hypothetical_model_size
+
+    from ppdm.mechanisms.dp_model_size import model_size_mb
+
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        d = int(rng.integers(10, 26))
+        sizes = rng.integers(2, 6, d)
+        cliques = [(j, d - 1) for j in range(d - 1)] if rng.random() < 0.5 else []
+        cliques += [tuple(sorted(rng.choice(d, int(rng.integers(2, 4)), replace=False).tolist()))
+                    for _ in range(int(rng.integers(1, d)))]
+        domain = Domain([f"c{j}" for j in range(d)], [int(s) for s in sizes])
+        theirs = hypothetical_model_size(domain, [tuple(f"c{j}" for j in cl) for cl in cliques])
+        assert model_size_mb(sizes, cliques) == pytest.approx(theirs, rel=1e-12), (sizes, cliques)
+
+
+def test_aims_model_errors_are_each_tables_own() -> None:
+    """The selection's L1 errors are computed once per table and never carried over to another table."""
+    from ppdm.mechanisms.dp_select import _ModelErrors
+
+    sizes = np.array([3, 4, 2])
+    cliques = [(0,), (0, 1), (1, 2), (0, 1, 2)]
+    model = {c: np.full(int(np.prod(sizes[list(c)])), 2.0) for c in cliques}
+    errors = _ModelErrors(lambda t: t.astype(np.int64), model, sizes)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        t = np.column_stack([rng.integers(0, s, 40) for s in sizes]).astype(float)
+        for ask in (cliques[:2], cliques, cliques[::-1]):
+            got = errors(t, ask)
+            want = [float(np.abs(np.bincount(np.ravel_multi_index(tuple(t[:, j].astype(int) for j in c),
+                                                                  tuple(sizes[list(c)])),
+                                             minlength=int(np.prod(sizes[list(c)]))) - 2.0).sum()) for c in ask]
+            assert got == want

@@ -97,7 +97,11 @@ class Budget:
 
     @property
     def left(self) -> float:
-        return max(0.0, self.rho - self.spent)
+        """The budget not yet spent. The filter's own loss composes every query answered so far, a Python
+        callback each, and asked before every query it made a fit's accounting quadratic (3 s of 152 queries on 65
+        columns); under zCDP a sequence's loss is the sum of its queries' losses, each from OpenDP's privacy map
+        (the log's costs), and the filter still refuses any query beyond the budget."""
+        return max(0.0, self.rho - sum(m.rho for m in self.log))
 
     def _share(self, rho: float) -> float:
         # shares that add up to the budget exceed it by a rounding error at the last query: that query gets
@@ -117,9 +121,10 @@ class Budget:
         """The OpenDP measurement :meth:`counts` asks the filter (not yet charged), its sensitivity and scale."""
         dp = self._dp
         ints = dp.vector_domain(dp.atom_domain(T=dp.i64))
-        # one record's cell is a function of that record alone: the map is 1-stable row by row
+        # one record's cell is a function of that record alone: the map is 1-stable row by row. OpenDP takes a
+        # NumPy vector whole (a Python list is checked element by element: 2 ms a query of 3,750 records)
         rows = dp.t.make_user_transformation(self._domain, self._metric, ints, self._metric,
-                                             function=lambda t: np.asarray(cells(t), dtype=np.int64).tolist(),
+                                             function=lambda t: np.ascontiguousarray(cells(t), dtype=np.int64),
                                              stability_map=lambda d_in: d_in)
         counting = rows >> dp.t.then_count_by_categories(categories=list(range(int(size))), null_category=False,
                                                           MO=dp.L2Distance[dp.i64])
@@ -140,7 +145,8 @@ class Budget:
         linf = dp.linf_distance(T=float)
         scoring = dp.t.make_user_transformation(
             self._domain, self._metric, floats, linf,
-            function=lambda t: [float(s) for s in scores(t)], stability_map=lambda d_in: float(d_in) * sensitivity)
+            function=lambda t: np.ascontiguousarray(scores(t), dtype=np.float64),
+            stability_map=lambda d_in: float(d_in) * sensitivity)
 
         def noisy_max(scale: float) -> Any:
             return dp.m.make_noisy_max(floats, linf, dp.zero_concentrated_divergence(), scale=scale)

@@ -18,8 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
-
 __all__ = ["model_size_mb"]
 
 
@@ -33,51 +31,73 @@ def model_size_mb(sizes: Sequence[int], cliques: Sequence[Sequence[int]]) -> flo
     cliques : sequence of sequences of int
         The model's cliques, each as positions of its columns.
     """
+    sizes = [int(s) for s in sizes]
     d = len(sizes)
-    adj = np.zeros((d, d), dtype=bool)
+    # the graph as one bit mask of neighbours per column: a round of AIM asks thousands of sizes, and bit
+    # operations on Python integers cost a fraction of array operations on a graph of a few dozen columns
+    adj = [0] * d
     for cl in cliques:
-        idx = np.asarray(cl, dtype=np.int64)
-        adj[np.ix_(idx, idx)] = True
-    np.fill_diagonal(adj, False)
-    n_edges = int(adj.sum()) // 2
+        mask = 0
+        for j in cl:
+            mask |= 1 << int(j)
+        for j in cl:
+            adj[int(j)] |= mask & ~(1 << int(j))
+    n_edges = sum(m.bit_count() for m in adj) // 2
     if n_edges == d - 1 and n_edges > 0 and _connected(adj):  # a tree: its edges are the maximal cliques
-        a, b = np.nonzero(np.triu(adj))
-        cells = sum(int(sizes[i]) * int(sizes[j]) for i, j in zip(a, b, strict=True))
+        cells = sum(sizes[i] * sizes[j] for i in range(d) for j in _bits(adj[i]) if j > i)
         return cells * 8 / 2**20
-    return sum(math.prod(int(sizes[j]) for j in cl) for cl in _maximal_cliques(adj, sizes)) * 8 / 2**20
+    return sum(math.prod(sizes[j] for j in cl) for cl in _maximal_cliques(adj, sizes)) * 8 / 2**20
 
 
-def _connected(adj: np.ndarray) -> bool:
-    seen = np.zeros(len(adj), dtype=bool)
-    seen[0] = True
-    frontier = seen.copy()
-    while frontier.any():
-        frontier = adj[frontier].any(axis=0) & ~seen
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _connected(adj: list[int]) -> bool:
+    seen = frontier = 1
+    while frontier:
+        reach = 0
+        for j in _bits(frontier):
+            reach |= adj[j]
+        frontier = reach & ~seen
         seen |= frontier
-    return bool(seen.all())
+    return seen == (1 << len(adj)) - 1
 
 
-def _maximal_cliques(adj: np.ndarray, sizes: Sequence[int]) -> list[list[int]]:
+def _maximal_cliques(adj: list[int], sizes: Sequence[int]) -> list[list[int]]:
     """The maximal cliques of the graph triangulated by the greedy elimination order."""
+    import heapq
+
     d = len(adj)
-    work = adj.copy()
-    alive = np.ones(d, dtype=bool)
+    work = list(adj)
+    alive = (1 << d) - 1
     # the cells of each column's neighbourhood (itself included) in the graph left; exact integers, so that ties
-    # fall to the domain's order as in Private-PGM
+    # fall to the domain's order as in Private-PGM (a heap of (cells, column); entries a change made stale are
+    # skipped when they come up)
     cost = [_cells(work[j], j, sizes) for j in range(d)]
-    later: list[list[int]] = []
-    for _ in range(d):
-        a = min((j for j in range(d) if alive[j]), key=lambda j: cost[j])
-        nbrs = np.flatnonzero(work[a] & alive)
-        later.append([a, *nbrs.tolist()])  # the clique the elimination of a leaves in the triangulated graph
-        alive[a] = False
-        work[np.ix_(nbrs, nbrs)] = True  # fill-in: the neighbours of an eliminated column become a clique
-        np.fill_diagonal(work, False)
-        for j in nbrs:
-            cost[j] = _cells(work[j] & alive, j, sizes)
-    sets = [frozenset(c) for c in later]
-    return [sorted(c) for c in sets if not any(c < other for other in sets)]
+    heap = [(c, j) for j, c in enumerate(cost)]
+    heapq.heapify(heap)
+    later: list[int] = []
+    while heap:
+        c, a = heapq.heappop(heap)
+        if not alive >> a & 1 or c != cost[a]:
+            continue
+        nbrs = work[a] & alive
+        later.append(nbrs | 1 << a)  # the clique the elimination of a leaves in the triangulated graph
+        alive &= ~(1 << a)
+        for j in _bits(nbrs):
+            # fill-in: the neighbours of an eliminated column become a clique; j loses a and gains the others
+            added = nbrs & ~(1 << j) & ~work[j]
+            work[j] |= added
+            cost[j] = cost[j] // int(sizes[a]) * math.prod(int(sizes[k]) for k in _bits(added))
+            heapq.heappush(heap, (cost[j], j))
+    return [_bits(c) for c in later if not any(c != other and c & other == c for other in later)]
 
 
-def _cells(row: np.ndarray, j: int, sizes: Sequence[int]) -> int:
-    return int(sizes[j]) * math.prod(int(sizes[k]) for k in np.flatnonzero(row))
+def _cells(row: int, j: int, sizes: Sequence[int]) -> int:
+    return int(sizes[j]) * math.prod(int(sizes[k]) for k in _bits(row))
