@@ -87,9 +87,11 @@ def sparse_matching(Zt: np.ndarray, Za: np.ndarray, rng: np.random.Generator, *,
     # and a row among thousands of identical ones is linked by chance anyway
     width = np.minimum(np.minimum(copies + k, n), max(k + 1, MAX_MATCH_EDGES // t))
     rounds = 0
+    # every point's neighbours, nearest first, as far as its width (searched once; a round that widens the
+    # neighbourhoods of the few points left unmatched searches those points only)
+    idx, dist = nearest_neighbors(points, Za, int(width.max()), return_distance=True)
     while True:
         rounds += 1
-        idx, dist = nearest_neighbors(points, Za, int(width.max()), return_distance=True)
         matched = _solve(idx, dist, width, inverse, n)
         left = np.unique(inverse[matched < 0])
         wider = np.minimum(width[left] * WIDEN, n)
@@ -98,6 +100,7 @@ def sparse_matching(Zt: np.ndarray, Za: np.ndarray, rng: np.random.Generator, *,
         if len(left) == 0 or np.array_equal(grown, width) or int(grown[inverse].sum()) > MAX_MATCH_EDGES \
                 or int(grown.max()) * len(points) > 4 * MAX_MATCH_EDGES:
             break
+        idx, dist = _widened(idx, dist, points[left], left, Za, int(wider.max()))
         width = grown
     # copies of one point are interchangeable: the records their group took are dealt among them at random
     # (both orders list each group's rows together, the second in a random order within the group)
@@ -105,6 +108,21 @@ def sparse_matching(Zt: np.ndarray, Za: np.ndarray, rng: np.random.Generator, *,
     dealt[np.lexsort((rng.random(t), inverse))] = matched[np.argsort(inverse, kind="stable")]
     return dealt, {"solver": "sparse", "rounds": rounds, "unmatched": float(np.mean(dealt < 0)),
                    "neighbours": int(width.max())}
+
+
+def _widened(idx: np.ndarray, dist: np.ndarray, queries: np.ndarray, which: np.ndarray, Za: np.ndarray,
+             width: int) -> tuple[np.ndarray, np.ndarray]:
+    """``idx`` and ``dist`` with the rows ``which`` replaced by the ``width`` nearest records of ``queries``
+    (the other rows keep their neighbours; their columns beyond their own width are never read)."""
+    from ppdm.utils.neighbors import nearest_neighbors
+
+    if width > idx.shape[1]:
+        pad = width - idx.shape[1]
+        idx = np.pad(idx, ((0, 0), (0, pad)))
+        dist = np.pad(dist, ((0, 0), (0, pad)))
+    near, far = nearest_neighbors(queries, Za, width, return_distance=True)
+    idx[which, :width], dist[which, :width] = near, far
+    return idx, dist
 
 
 def _solve(idx: np.ndarray, dist: np.ndarray, width: np.ndarray, inverse: np.ndarray, n: int) -> np.ndarray:
