@@ -170,3 +170,54 @@ def test_a_rung_below_one_that_could_not_be_chosen_is_left_out() -> None:
     run.outclassed.clear()
     run.opened.append(2)
     assert run.pick()[0] == ("first", 2)  # type: ignore[index]
+
+
+def _run_with_a_ladder(top_utility: float) -> tuple[Any, list[tuple[str, str, dict[str, Any]]]]:
+    from types import SimpleNamespace
+
+    from ppdm.release.halving import StagedRun
+
+    jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
+    jobs += [("m", "mdav", {"k": 20}), ("n", "noise", {"scale": 3.0})]
+    table = SimpleNamespace(policy=Policy(), objective="x")
+    bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
+    run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
+                    bar, epsilon_ladders(jobs), False)
+    assert [run.pick()[0] for _ in range(2)] == [("first", 0), ("first", 4)]  # type: ignore[index]
+    run.done(("first", 0), (0, _first(4.0, False) | {"utility": {"x": top_utility}}))  # the top breaks the policy
+    assert not run.opened  # the smallest epsilon waits for the other first passes
+    assert run.pick()[0] == ("first", 5)  # type: ignore[index]
+    mdav = {"method": "mdav", "params": {"k": 20}, "risk": _first(1.0, True)["risk"], "utility": {"x": 80.0}}
+    run.done(("first", 4), (4, mdav))
+    run.done(("first", 5), (5, {**mdav, "method": "noise", "params": {"scale": 3.0}, "utility": {"x": 30.0}}))
+    return run, jobs
+
+
+def test_a_rung_outclassed_after_the_first_passes_waits_for_the_best_measured_fully() -> None:
+    """The top of a ladder breaks the policy and could not beat a candidate that holds it after its first pass:
+    the smallest epsilon waits while the full batteries run, and the best measured fully leaves it out."""
+    run, _ = _run_with_a_ladder(50.0)
+    assert [run.pick()[0] for _ in range(2)] == [("full", 4), ("full", 5)]  # type: ignore[index]
+    assert run.deferred == [3]
+    mdav_full = {"method": "mdav", "params": {"k": 20}, "risk": _first(1.0, True)["risk"], "utility": {"x": 80.0},
+                 "first_utility": {"x": 80.0}}
+    run.done(("full", 4), (4, mdav_full))
+    assert run.pick() is None  # epsilon 0.5 left out; the noise's full battery still runs
+    assert run.outclassed[3].startswith("epsilon 4 of the same mechanism could not be chosen")
+
+
+def test_a_rung_not_outclassed_runs_once_the_first_passes_end() -> None:
+    run, _ = _run_with_a_ladder(79.0)  # within the margin of the best first pass: epsilon 0.5 could still win
+    assert run.pick()[0] == ("first", 3)  # type: ignore[index]  # ahead of the full batteries
+
+
+def test_a_rung_kept_back_runs_when_the_best_breaks_the_policy() -> None:
+    """When the candidate that outclassed the rung breaks the policy in its full battery, nothing decides: the rung
+    kept back is fitted once nothing else is left."""
+    run, _ = _run_with_a_ladder(50.0)
+    assert [run.pick()[0] for _ in range(2)] == [("full", 4), ("full", 5)]  # type: ignore[index]
+    broke = {"method": "mdav", "params": {"k": 20}, "risk": _first(1.0, False)["risk"], "utility": {"x": 80.0}}
+    run.done(("full", 4), (4, broke))
+    assert run.pick() is None  # the noise's full battery runs: the rung still waits
+    run.done(("full", 5), (5, {**broke, "method": "noise", "params": {"scale": 3.0}, "utility": {"x": 30.0}}))
+    assert run.best is None and run.pick()[0] == ("first", 3)  # type: ignore[index]

@@ -12,11 +12,13 @@ those that can still be chosen.
    hold the policy there are measured fully too, so that the report's front is fully measured.
 
 An **epsilon ladder** (one formally private synthesiser at several epsilons) is climbed down from its top, the
-most useful rung in expectation: the moment a rung's first pass ends, the rungs below it that the measured ones
-leave open (:func:`ladder_rungs`) run next, ahead of any other work. When the top holds the policy no other rung
-is fitted (each fit costs more than the rest of a small table's sweep; two at once would also share the cores
-their JAX programs each take whole). The work is ordered by :class:`StagedRun`: the full batteries run beside a
-ladder's fits, not after them.
+most useful rung in expectation: once a rung's first pass and every other first pass have ended, the rungs below
+it that the measured ones leave open (:func:`ladder_rungs`) run next, ahead of any other work, unless a
+candidate that holds the policy after its first pass outclasses the rungs measured (they could not beat it, as
+for stopping a candidate): those rungs then wait for the best candidate measured fully, which leaves them out
+when it outclasses them too. When the top holds the policy no other rung is fitted (each fit costs more than
+the rest of a small table's sweep; two at once would also share the cores their JAX programs each take whole).
+The work is ordered by :class:`StagedRun`: the full batteries run beside a ladder's fits, not after them.
 
 A candidate stopped after its first pass says why in its verdict, and can never be chosen. With
 ``full=True`` every candidate that holds the policy after its first pass gets the full battery: the choice
@@ -86,7 +88,8 @@ def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cach
                                                  "not_measured": run.outclassed[i]}
             elif not run.first[i]:
                 run.first[i] = run.results[i] = _not_measured(jobs[i], [run.first[j] for j in ladder[:pos]],
-                                                              [run.first[j] for j in ladder[pos + 1:]], table.policy)
+                                                              [run.first[j] for j in ladder[pos + 1:]], table.policy,
+                                                              outclassed=run._outclassed(i))
     return run
 
 
@@ -144,9 +147,10 @@ def ladder_rungs(ladder: list[int], first: list[dict[str, Any]], policy: Any) ->
 
 
 def _not_measured(job: tuple[str, str, dict[str, Any]], above: list[dict[str, Any]], below: list[dict[str, Any]],
-                  policy: Any) -> dict[str, Any]:
+                  policy: Any, *, outclassed: str | None = None) -> dict[str, Any]:
     """The record of a rung of an epsilon ladder left out (see :func:`ladder_rungs`), from the results of the
-    rungs above it (larger epsilons, largest first) and below it."""
+    rungs above it (larger epsilons, largest first) and below it; ``outclassed``: why a larger epsilon, measured,
+    could not be chosen (said when no rung measured settles it by the policy)."""
     from ppdm.release.select import meets_policy
 
     _, method, params = job
@@ -162,7 +166,7 @@ def _not_measured(job: tuple[str, str, dict[str, Any]], above: list[dict[str, An
         why = (f"epsilon {broke[0]['params']['epsilon']:g} of the same mechanism breaks the policy, and a larger "
                "epsilon discloses no less in expectation")
     else:
-        why = "the rungs measured around it settled it"
+        why = outclassed or "the rungs measured around it settled it"
     return {"method": method, "params": params, "not_measured": why}
 
 
@@ -301,7 +305,8 @@ class StagedRun:
     """The state of one staged sweep: every result so far, the work left, and what runs next whenever a worker
     is free (:mod:`ppdm.release.scheduler`):
 
-    1. the rungs of an epsilon ladder that a rung's result has just opened (they are the sweep's longest chain);
+    1. the rungs of an epsilon ladder that a rung's result has opened (they are the sweep's longest chain), once
+       the other first passes have ended and unless they wait for the best measured fully (:meth:`_release`);
     2. the first passes not yet started, the costliest first;
     3. once every first pass but an epsilon ladder's has ended (the Pareto front and the order by first-pass
        utility are known), the full batteries, best first-pass utility first, each only if the candidate could
@@ -338,8 +343,12 @@ class StagedRun:
 
         self.waiting = deque(sorted((i for i in range(len(jobs)) if i not in below), key=cost_rank))
         self.opened: deque[int] = deque()
+        # rungs a rung's result opened that wait for the first passes, then for the best measured fully, when a
+        # candidate holding the policy after its first pass outclasses the rungs above them (see _release)
+        self.deferred: list[int] = []
         self.sent: set[int] = set(self.waiting)
         self.running_first: set[int] = set()
+        self.running = 0  # tasks handed out and not yet done
         self.first: list[dict[str, Any]] = [{} for _ in jobs]
         self.results: list[dict[str, Any]] = [{} for _ in jobs]
         self.queue: list[int] | None = None  # the full batteries' order, once the first passes allow it
@@ -354,6 +363,7 @@ class StagedRun:
     def pick(self) -> tuple[Hashable, Any, tuple[Any, ...]] | None:
         """The next task for a free worker (results already in the cache are taken on the way), or None."""
         while True:
+            self._release()
             if self.opened or self.waiting:
                 i, stage = (self.opened or self.waiting).popleft(), "first"
                 if i in self.ladder_of and (why := self._outclassed(i)):
@@ -364,14 +374,46 @@ class StagedRun:
             else:
                 i, stage = self._next_full(), "full"
                 if i is None:
+                    if self.deferred and not self.running:  # nothing else left: the rungs kept back run now
+                        self.opened.extend(self.deferred)
+                        self.deferred.clear()
+                        continue
                     return None
             hit = self.cache.get(self._key(stage, i))
             if hit is not None:
+                self.running += 1  # handed out and done at once
                 self.done((stage, i), (i, hit | {"cached": True}))
                 continue
             fn = _first if stage == "first" else _full
+            self.running += 1
             return (stage, i), _guarded, (i, fn, self.table, self.jobs[i][1], self.jobs[i][2],
                                           None if stage == "first" else self.first[i])
+
+    def _release(self) -> None:
+        """Send on the rungs kept back that may have to run.
+
+        A rung opened by the rungs above it waits until every other first pass has ended. Then, while a candidate
+        that holds the policy after its first pass outclasses those rungs (they could not beat its first-fold
+        utility, the rule that stops a candidate after its first pass), it waits for the best candidate measured
+        fully, which decides (:meth:`_outclassed`); a smaller epsilon is no more useful in expectation. Only the
+        order of the work changes: a rung the best does not outclass is fitted (and one kept back when nothing
+        else is left)."""
+        if not self.deferred or self.waiting or any(i not in self.ladder_of for i in self.running_first):
+            return
+        keep = [i for i in self.deferred if self.best is None and self._provisionally_outclassed(i)]
+        self.opened.extend(i for i in self.deferred if i not in keep)
+        self.deferred = keep
+
+    def _provisionally_outclassed(self, i: int) -> bool:
+        """Whether a larger epsilon of rung ``i``'s ladder, measured, could not beat a candidate (not of a ladder)
+        that holds the policy after its first pass."""
+        obj = self.table.objective
+        eps = float(self.jobs[i][2]["epsilon"])
+        holding = _alive(self.first, [j for j, f in enumerate(self.first) if f and j not in self.ladder_of],
+                         self.table)
+        above = [self.first[j] for j in self.ladder_of[i] if float(self.jobs[j][2]["epsilon"]) > eps]
+        return any(a and "failed" not in a and "not_measured" not in a and obj in a.get("utility", {})
+                   and not could_beat(a, self.first[j], obj) for a in above for j in holding)
 
     def _outclassed(self, i: int) -> str | None:
         """Why rung ``i`` of an epsilon ladder cannot be chosen, if it cannot: a larger epsilon of its ladder,
@@ -429,6 +471,7 @@ class StagedRun:
 
         stage, i = key  # type: ignore[misc]
         res = out[1]
+        self.running -= 1
         if not res.get("cached"):
             if "failed" not in res:  # a synthesiser's release stays in memory: the cache keeps measurements only
                 self.cache.put(self._key(stage, i), {k: v for k, v in res.items() if k != "fold0"})
@@ -441,7 +484,8 @@ class StagedRun:
                 more = [j for j in ladder_rungs(self.ladder_of[i], self.first, self.table.policy)
                         if j not in self.sent]
                 self.sent.update(more)
-                self.opened.extend(more)
+                # with full batteries to come, the best measured fully may settle them first (see _release)
+                (self.opened if self.full is None else self.deferred).extend(more)
                 self.bar.expect_first(len(more))
             if self.queue is not None and _alive(self.first, [i], self.table):  # a rung after the order was set
                 obj = self.table.objective
