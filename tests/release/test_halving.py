@@ -183,17 +183,19 @@ def _run_with_a_ladder(top_utility: float) -> tuple[Any, list[tuple[str, str, di
     bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
     run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
                     bar, epsilon_ladders(jobs), False)
+    # the ladder's top first, then the candidates that publish group centroids, then the rest
     assert [run.pick()[0] for _ in range(2)] == [("first", 0), ("first", 4)]  # type: ignore[index]
-    run.done(("first", 0), (0, _first(4.0, False) | {"utility": {"x": top_utility}}))  # the top breaks the policy
-    assert not run.opened  # the smallest epsilon waits for the other first passes
-    assert run.pick()[0] == ("first", 5)  # type: ignore[index]
     mdav = {"method": "mdav", "params": {"k": 20}, "risk": _first(1.0, True)["risk"], "utility": {"x": 80.0}}
     run.done(("first", 4), (4, mdav))
+    assert run.pick()[0] == ("first", 5)  # type: ignore[index]
+    run.done(("first", 0), (0, _first(4.0, False) | {"utility": {"x": top_utility}}))  # the top breaks the policy
+    if run.deferred:  # outclassed by mdav's first pass: the smallest epsilon waits
+        assert run.deferred == [3] and run.pick() is None
     run.done(("first", 5), (5, {**mdav, "method": "noise", "params": {"scale": 3.0}, "utility": {"x": 30.0}}))
     return run, jobs
 
 
-def test_a_rung_outclassed_after_the_first_passes_waits_for_the_best_measured_fully() -> None:
+def test_an_outclassed_rung_waits_for_the_best_measured_fully() -> None:
     """The top of a ladder breaks the policy and could not beat a candidate that holds it after its first pass:
     the smallest epsilon waits while the full batteries run, and the best measured fully leaves it out."""
     run, _ = _run_with_a_ladder(50.0)
@@ -206,8 +208,9 @@ def test_a_rung_outclassed_after_the_first_passes_waits_for_the_best_measured_fu
     assert run.outclassed[3].startswith("epsilon 4 of the same mechanism could not be chosen")
 
 
-def test_a_rung_not_outclassed_runs_once_the_first_passes_end() -> None:
+def test_a_rung_not_outclassed_runs_next() -> None:
     run, _ = _run_with_a_ladder(79.0)  # within the margin of the best first pass: epsilon 0.5 could still win
+    assert not run.deferred
     assert run.pick()[0] == ("first", 3)  # type: ignore[index]  # ahead of the full batteries
 
 
@@ -221,3 +224,52 @@ def test_a_rung_kept_back_runs_when_the_best_breaks_the_policy() -> None:
     assert run.pick() is None  # the noise's full battery runs: the rung still waits
     run.done(("full", 5), (5, {**broke, "method": "noise", "params": {"scale": 3.0}, "utility": {"x": 30.0}}))
     assert run.best is None and run.pick()[0] == ("first", 3)  # type: ignore[index]
+
+
+def test_a_worker_with_nothing_else_fits_the_next_middle_rung() -> None:
+    """Between a top that breaks the policy and a bottom that holds it, the middle rungs are needed one after
+    another; a worker that would idle fits the next one beside the one being fitted."""
+    from types import SimpleNamespace
+
+    from ppdm.release.halving import StagedRun
+
+    jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
+    table = SimpleNamespace(policy=Policy(), objective="x")
+    bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
+    run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
+                    bar, epsilon_ladders(jobs), False)
+    assert run.pick()[0] == ("first", 0) and run.pick() is None  # type: ignore[index]  # nothing to spare yet
+    run.done(("first", 0), (0, _first(4.0, False)))
+    assert run.pick()[0] == ("first", 3)  # type: ignore[index]  # the bottom, the ladder's order
+    assert run.pick() is None  # the bottom decides whether any middle rung is needed
+    run.done(("first", 3), (3, _first(0.5, True)))
+    # two workers: epsilon 2 and the bottom's full battery (other work goes before a spare rung)
+    assert [run.pick()[0] for _ in range(2)] == [("first", 1), ("full", 3)]  # type: ignore[index]
+    run.done(("full", 3), (3, _first(0.5, True) | {"stage": "full battery"}))
+    assert run.pick()[0] == ("first", 2)  # type: ignore[index]  # a worker free: epsilon 1 beside epsilon 2
+    assert run.pick() is None
+    run.done(("first", 1), (1, _first(2.0, True)))  # epsilon 2 holds: epsilon 1 was not needed after all
+    run.done(("first", 2), (2, _first(1.0, True)))
+    assert all(run.pick()[0][0] == "full" for _ in range(2))  # type: ignore[index]  # no rung left to fit
+
+
+def test_no_middle_rung_is_spared_once_a_larger_one_holds() -> None:
+    from types import SimpleNamespace
+
+    from ppdm.release.halving import StagedRun
+
+    jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (8.0, 4.0, 2.0, 1.0, 0.5)]
+    table = SimpleNamespace(policy=Policy(), objective="x")
+    bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
+    run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
+                    bar, epsilon_ladders(jobs), False)
+    run.pick()
+    run.done(("first", 0), (0, _first(8.0, False)))
+    run.pick()
+    run.done(("first", 4), (4, _first(0.5, True)))
+    assert [run.pick()[0] for _ in range(2)] == [("first", 1), ("full", 4)]  # type: ignore[index]
+    run.done(("full", 4), (4, _first(0.5, True) | {"stage": "full battery"}))
+    assert run.pick()[0] == ("first", 2)  # type: ignore[index]
+    run.done(("first", 1), (1, _first(4.0, True)))  # epsilon 4 holds: 2 (running) and 1 are settled
+    assert run.pick()[0] == ("full", 1)  # type: ignore[index]  # epsilon 4's full battery, no rung
+    assert run.pick() is None

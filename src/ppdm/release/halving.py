@@ -12,13 +12,13 @@ those that can still be chosen.
    hold the policy there are measured fully too, so that the report's front is fully measured.
 
 An **epsilon ladder** (one formally private synthesiser at several epsilons) is climbed down from its top, the
-most useful rung in expectation: once a rung's first pass and every other first pass have ended, the rungs below
-it that the measured ones leave open (:func:`ladder_rungs`) run next, ahead of any other work, unless a
-candidate that holds the policy after its first pass outclasses the rungs measured (they could not beat it, as
-for stopping a candidate): those rungs then wait for the best candidate measured fully, which leaves them out
-when it outclasses them too. When the top holds the policy no other rung is fitted (each fit costs more than
-the rest of a small table's sweep; two at once would also share the cores their JAX programs each take whole).
-The work is ordered by :class:`StagedRun`: the full batteries run beside a ladder's fits, not after them.
+most useful rung in expectation: the moment a rung's first pass ends, the rungs below it that the measured ones
+leave open (:func:`ladder_rungs`) run next, ahead of any other work, unless a candidate that holds the policy
+after its first pass outclasses the rungs measured (they could not beat it, as for stopping a candidate): those
+rungs then wait for the best candidate measured fully, which leaves them out when it outclasses them too. When
+the top holds the policy no other rung is fitted (each fit costs more than the rest of a small table's sweep). A
+worker with nothing else to do fits the next middle rung beside the one being fitted (a fit takes about one
+core). The work is ordered by :class:`StagedRun`: the full batteries run beside a ladder's fits, not after them.
 
 A candidate stopped after its first pass says why in its verdict, and can never be chosen. With
 ``full=True`` every candidate that holds the policy after its first pass gets the full battery: the choice
@@ -305,8 +305,8 @@ class StagedRun:
     """The state of one staged sweep: every result so far, the work left, and what runs next whenever a worker
     is free (:mod:`ppdm.release.scheduler`):
 
-    1. the rungs of an epsilon ladder that a rung's result has opened (they are the sweep's longest chain), once
-       the other first passes have ended and unless they wait for the best measured fully (:meth:`_release`);
+    1. the rungs of an epsilon ladder that a rung's result has opened (they are the sweep's longest chain),
+       unless they wait for the best measured fully (:meth:`_open`);
     2. the first passes not yet started, the costliest first;
     3. once every first pass but an epsilon ladder's has ended (the Pareto front and the order by first-pass
        utility are known), the full batteries, best first-pass utility first, each only if the candidate could
@@ -330,6 +330,7 @@ class StagedRun:
 
     def __init__(self, table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, bar: Any,
                  ladders: list[list[int]], full: bool | None) -> None:
+        from ppdm.release.criteria import keeps_no_row
         from ppdm.release.trial import synthesises_records
 
         self.table, self.jobs, self.cache, self.bar, self.full = table, jobs, cache, bar, full
@@ -337,14 +338,18 @@ class StagedRun:
         below = {i for ladder in ladders for i in ladder[1:]}
         # the costliest first, so that no worker is left with one at the end while the others idle: the
         # synthesisers of whole records (a model's fit a release), then the other formally private mechanisms
-        # (each release measures the table through OpenDP), then the rest in the config's order
+        # (each release measures the table through OpenDP), then the rest in the config's order, those that
+        # publish group centroids first (cheap, and the usual choice: an epsilon ladder's top, ending, is
+        # compared with them, see _open)
         def cost_rank(i: int) -> int:
-            return 0 if synthesises_records(jobs[i][1]) else 1 if "epsilon" in jobs[i][2] else 2
+            if synthesises_records(jobs[i][1]):
+                return 0
+            return 1 if "epsilon" in jobs[i][2] else 2 if keeps_no_row(jobs[i][1], jobs[i][2]) else 3
 
         self.waiting = deque(sorted((i for i in range(len(jobs)) if i not in below), key=cost_rank))
         self.opened: deque[int] = deque()
-        # rungs a rung's result opened that wait for the first passes, then for the best measured fully, when a
-        # candidate holding the policy after its first pass outclasses the rungs above them (see _release)
+        # rungs a rung's result opened that wait for the best measured fully: a candidate holding the policy after
+        # its first pass outclasses the rungs above them (see _open)
         self.deferred: list[int] = []
         self.sent: set[int] = set(self.waiting)
         self.running_first: set[int] = set()
@@ -378,6 +383,11 @@ class StagedRun:
                         self.opened.extend(self.deferred)
                         self.deferred.clear()
                         continue
+                    if (spare := self._spare_rung()) is not None:
+                        self.sent.add(spare)
+                        self.opened.append(spare)
+                        self.bar.expect_first(1)
+                        continue
                     return None
             hit = self.cache.get(self._key(stage, i))
             if hit is not None:
@@ -389,20 +399,45 @@ class StagedRun:
             return (stage, i), _guarded, (i, fn, self.table, self.jobs[i][1], self.jobs[i][2],
                                           None if stage == "first" else self.first[i])
 
-    def _release(self) -> None:
-        """Send on the rungs kept back that may have to run.
+    def _spare_rung(self) -> int | None:
+        """A middle rung of an epsilon ladder for a worker that has nothing else to do: the next one below the
+        rungs being fitted, where the top breaks the policy and the bottom holds it. The rungs above it may yet
+        hold the policy and make it needless, but a fit on a worker that would idle costs no time, and the ladder
+        (one fit after another) is then often the sweep's last work."""
+        from ppdm.release.select import meets_policy
 
-        A rung opened by the rungs above it waits until every other first pass has ended. Then, while a candidate
-        that holds the policy after its first pass outclasses those rungs (they could not beat its first-fold
-        utility, the rule that stops a candidate after its first pass), it waits for the best candidate measured
-        fully, which decides (:meth:`_outclassed`); a smaller epsilon is no more useful in expectation. Only the
-        order of the work changes: a rung the best does not outclass is fitted (and one kept back when nothing
-        else is left)."""
-        if not self.deferred or self.waiting or any(i not in self.ladder_of for i in self.running_first):
-            return
-        keep = [i for i in self.deferred if self.best is None and self._provisionally_outclassed(i)]
-        self.opened.extend(i for i in self.deferred if i not in keep)
-        self.deferred = keep
+        for ladder in {id(lad): lad for lad in self.ladder_of.values()}.values():
+            top, bottom = self.first[ladder[0]], self.first[ladder[-1]]
+            if (not top or not bottom or "failed" in top or "failed" in bottom or "not_measured" in bottom
+                    or meets_policy(top, self.table.policy) or not meets_policy(bottom, self.table.policy)
+                    or any(j in self.deferred for j in ladder)):
+                continue
+            for i in ladder[1:-1]:
+                done = self.first[i]
+                if i not in self.sent:
+                    return i
+                if done and "failed" not in done and "not_measured" not in done \
+                        and meets_policy(done, self.table.policy):
+                    break  # a larger epsilon holds: the rest are settled
+        return None
+
+    def _open(self, rungs: list[int]) -> None:
+        """Send on the rungs of a ladder that a rung's result opened, or keep them back.
+
+        When a candidate that holds the policy after its first pass outclasses the rungs above them (they could
+        not beat its first-fold utility, the rule that stops a candidate after its first pass), they wait for the
+        best candidate measured fully, which decides (:meth:`_outclassed`); a smaller epsilon is no more useful
+        in expectation. Only the order of the work changes: a rung the best does not outclass is fitted, and one
+        kept back is fitted once nothing else is left."""
+        for i in rungs:
+            held = self.full is not None and self._provisionally_outclassed(i)
+            (self.deferred if held else self.opened).append(i)
+
+    def _release(self) -> None:
+        """The rungs kept back go on once the best measured fully can decide them (:meth:`_outclassed`)."""
+        if self.deferred and self.best is not None:
+            self.opened.extend(self.deferred)
+            self.deferred.clear()
 
     def _provisionally_outclassed(self, i: int) -> bool:
         """Whether a larger epsilon of rung ``i``'s ladder, measured, could not beat a candidate (not of a ladder)
@@ -484,8 +519,7 @@ class StagedRun:
                 more = [j for j in ladder_rungs(self.ladder_of[i], self.first, self.table.policy)
                         if j not in self.sent]
                 self.sent.update(more)
-                # with full batteries to come, the best measured fully may settle them first (see _release)
-                (self.opened if self.full is None else self.deferred).extend(more)
+                self._open(more)
                 self.bar.expect_first(len(more))
             if self.queue is not None and _alive(self.first, [i], self.table):  # a rung after the order was set
                 obj = self.table.objective
