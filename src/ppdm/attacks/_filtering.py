@@ -108,21 +108,30 @@ def ks_statistic(a: np.ndarray, b_sorted: np.ndarray) -> float:
 def ks_matrix(A: np.ndarray, B_sorted: np.ndarray) -> np.ndarray:
     """:func:`ks_statistic` of every column of ``A`` against every column of ``B_sorted`` (each sorted).
 
-    The statistic is the largest gap of the two empirical distribution functions over the values of both
-    samples: each ECDF is read at its own values once (by column), and at the other's values by one binary
-    search per pair.
+    ``B``'s distribution function is a step function, constant between its distinct values ``v_1 < ... < v_u``
+    (``c_k`` below and at ``v_k``, ``c_0 = 0``), and ``A``'s is monotone: on each step the largest gap is at
+    one of its ends, so the statistic is the largest of ``|F_A(v_k) - c_k|`` and ``|F_A(v_k^-) - c_(k-1)|``.
+    Two binary searches of ``B``'s distinct values (all columns at once) in each column of ``A``: a column of
+    categories (two values) costs two values, not a sample's worth (a 22-column categorical table's attack
+    took 1.7 s in one binary search a pair).
     """
     A = np.sort(A, axis=0)
     na, nb = len(A), len(B_sorted)
-    own_a = np.column_stack([np.searchsorted(A[:, i], A[:, i], side="right") for i in range(A.shape[1])]) / na
-    own_b = np.column_stack([np.searchsorted(B_sorted[:, j], B_sorted[:, j], side="right")
-                             for j in range(B_sorted.shape[1])]) / nb
+    values, below_or_at, below, starts = [], [], [], []
+    for j in range(B_sorted.shape[1]):
+        col = B_sorted[:, j]
+        last = np.flatnonzero(np.r_[col[1:] != col[:-1], True])  # the last row of each distinct value
+        cum = (last + 1) / nb
+        starts.append(sum(len(v) for v in values))
+        values.append(col[last])
+        below_or_at.append(cum)
+        below.append(np.r_[0.0, cum[:-1]])
+    V, C, Cp = np.concatenate(values), np.concatenate(below_or_at), np.concatenate(below)
     out = np.empty((A.shape[1], B_sorted.shape[1]))
     for i in range(A.shape[1]):
-        for j in range(B_sorted.shape[1]):
-            b_at_a = np.searchsorted(B_sorted[:, j], A[:, i], side="right") / nb
-            a_at_b = np.searchsorted(A[:, i], B_sorted[:, j], side="right") / na
-            out[i, j] = max(np.abs(own_a[:, i] - b_at_a).max(), np.abs(a_at_b - own_b[:, j]).max())
+        at = np.searchsorted(A[:, i], V, side="right") / na
+        before = np.searchsorted(A[:, i], V, side="left") / na
+        out[i] = np.maximum.reduceat(np.maximum(np.abs(at - C), np.abs(before - Cp)), starts)
     return out
 
 
