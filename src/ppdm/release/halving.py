@@ -442,32 +442,33 @@ class StagedRun:
     def _provisionally_outclassed(self, i: int) -> bool:
         """Whether a larger epsilon of rung ``i``'s ladder, measured, could not beat a candidate (not of a ladder)
         that holds the policy after its first pass."""
-        obj = self.table.objective
-        eps = float(self.jobs[i][2]["epsilon"])
         holding = _alive(self.first, [j for j, f in enumerate(self.first) if f and j not in self.ladder_of],
                          self.table)
-        above = [self.first[j] for j in self.ladder_of[i] if float(self.jobs[j][2]["epsilon"]) > eps]
-        return any(a and "failed" not in a and "not_measured" not in a and obj in a.get("utility", {})
-                   and not could_beat(a, self.first[j], obj) for a in above for j in holding)
+        return any(self._beaten_above(i, self.first[j]) is not None for j in holding)
 
-    def _outclassed(self, i: int) -> str | None:
-        """Why rung ``i`` of an epsilon ladder cannot be chosen, if it cannot: a larger epsilon of its ladder,
-        measured, could not beat the best candidate measured fully that holds the policy (its first-fold utility
-        below the best's at the 95 % level, as for stopping a candidate after its first pass), and a smaller
-        epsilon is no more useful in expectation."""
-        if self.best is None:
-            return None
-        best, obj = self.results[self.best], self.table.objective
+    def _beaten_above(self, i: int, reference: dict[str, Any]) -> dict[str, Any] | None:
+        """A measured rung of rung ``i``'s ladder with a larger epsilon that could not beat ``reference`` (its
+        first-fold utility below the reference's at the 95 % level, as for stopping a candidate after its first
+        pass), if there is one."""
+        obj = self.table.objective
         eps = float(self.jobs[i][2]["epsilon"])
         for j in self.ladder_of[i]:
             above = self.first[j]
             if (float(self.jobs[j][2]["epsilon"]) > eps and above and "failed" not in above
                     and "not_measured" not in above and obj in above.get("utility", {})
-                    and not could_beat(above, best, obj)):
-                return (f"epsilon {above['params']['epsilon']:g} of the same mechanism could not be chosen (on the "
-                        f"first held-out fold its {obj} is below the best's at the 95 % level, record by record), and "
-                        "a smaller epsilon is no more useful in expectation")
+                    and not could_beat(above, reference, obj)):
+                return above
         return None
+
+    def _outclassed(self, i: int) -> str | None:
+        """Why rung ``i`` of an epsilon ladder cannot be chosen, if it cannot: a larger epsilon of its ladder,
+        measured, could not beat the best candidate measured fully that holds the policy, and a smaller epsilon is
+        no more useful in expectation."""
+        if self.best is None or (above := self._beaten_above(i, self.results[self.best])) is None:
+            return None
+        return (f"epsilon {above['params']['epsilon']:g} of the same mechanism could not be chosen (on the first "
+                f"held-out fold its {self.table.objective} is below the best's at the 95 % level, record by record), "
+                "and a smaller epsilon is no more useful in expectation")
 
     def _next_full(self) -> int | None:
         if self.full is None:
