@@ -117,16 +117,16 @@ def ks_matrix(A: np.ndarray, B_sorted: np.ndarray) -> np.ndarray:
     """
     A = np.sort(A, axis=0)
     na, nb = len(A), len(B_sorted)
-    values, below_or_at, below, starts = [], [], [], []
+    values, below_or_at, below = [], [], []
     for j in range(B_sorted.shape[1]):
         col = B_sorted[:, j]
         last = np.flatnonzero(np.r_[col[1:] != col[:-1], True])  # the last row of each distinct value
         cum = (last + 1) / nb
-        starts.append(sum(len(v) for v in values))
         values.append(col[last])
         below_or_at.append(cum)
         below.append(np.r_[0.0, cum[:-1]])
     V, C, Cp = np.concatenate(values), np.concatenate(below_or_at), np.concatenate(below)
+    starts = np.cumsum([0] + [len(v) for v in values[:-1]])  # each column's first distinct value in V
     out = np.empty((A.shape[1], B_sorted.shape[1]))
     for i in range(A.shape[1]):
         at = np.searchsorted(A[:, i], V, side="right") / na

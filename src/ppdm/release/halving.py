@@ -334,6 +334,7 @@ class StagedRun:
         from ppdm.release.trial import synthesises_records
 
         self.table, self.jobs, self.cache, self.bar, self.full = table, jobs, cache, bar, full
+        self.ladders = ladders
         self.ladder_of = {i: ladder for ladder in ladders for i in ladder}
         below = {i for ladder in ladders for i in ladder[1:]}
         # the costliest first, so that no worker is left with one at the end while the others idle: the
@@ -406,7 +407,7 @@ class StagedRun:
         (one fit after another) is then often the sweep's last work."""
         from ppdm.release.select import meets_policy
 
-        for ladder in {id(lad): lad for lad in self.ladder_of.values()}.values():
+        for ladder in self.ladders:
             top, bottom = self.first[ladder[0]], self.first[ladder[-1]]
             if (not top or not bottom or "failed" in top or "failed" in bottom or "not_measured" in bottom
                     or meets_policy(top, self.table.policy) or not meets_policy(bottom, self.table.policy)
