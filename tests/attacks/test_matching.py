@@ -48,3 +48,14 @@ def test_thousands_of_identical_rows_stay_within_the_edge_budget() -> None:
     # the 200 distinct rows are matched (most to their own record), the copies beyond the budget are not
     assert np.mean(matched[4800:] == np.arange(4800, 5000)) > 0.5
     assert info["unmatched"] > 0.5
+
+
+def test_rows_left_over_are_matched_to_the_records_left_free() -> None:
+    # with one neighbour beyond its copies, each of the first three rows reaches records 0 and 1 only: the
+    # first round links two of them (the cheapest pair: 0.1 to 0 and 0.3 to 1) and leaves 0.2 on its fallback
+    # node; the second round links it to the nearest record still free (2)
+    A = np.array([[0.0], [1.0], [2.0], [3.0]])
+    B = np.array([[0.1], [0.2], [0.3], [3.0]])
+    matched, info = sparse_matching(B, A, np.random.default_rng(0), k=1)
+    assert matched.tolist() == [0, 2, 1, 3]
+    assert info["rounds"] == 2 and info["unmatched"] == 0.0
