@@ -192,3 +192,22 @@ def test_killed_at_random_instants(cli, work: Path, tmp_path: Path) -> None:
         rc = _killed(args, after=rnd.uniform(0.3, 1.1) * took[d], sig=sig)
         outcomes.append((rc, _check_after_kill(cli, work, d, old, args, may_be_between=d == per)))
     assert all(rc in (0, -signal.SIGKILL, -signal.SIGTERM, 130) for rc, _ in outcomes), outcomes
+
+
+def test_a_signal_as_the_run_ends_is_still_an_interrupted_run(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A SIGTERM that lands while the run's exit is under way (after its own handling) ends it with code 130, not
+    with Python's death by SIGINT (an exit status of -2 to the caller)."""
+    import ppdm.cli as cli_module
+
+    def ended_then_signalled(argv: object) -> None:
+        try:
+            raise SystemExit(0)  # the run's own exit ...
+        finally:
+            cli_module._terminate(signal.SIGTERM, None)  # ... cut by the signal handler before it leaves main
+
+    monkeypatch.setattr(cli_module, "_run", ended_then_signalled)
+    with pytest.raises(SystemExit) as ended:
+        cli_module.main(["perturb", "--help"])
+    assert ended.value.code == 130
+    assert "ppdm: interrupted" in capsys.readouterr().err

@@ -75,13 +75,27 @@ def main(argv: list[str] | None = None) -> None:
     polite = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None))
               if s is not None and threading.current_thread() is threading.main_thread()
               and signal.getsignal(s) is signal.SIG_DFL]
-    for sig in polite:
-        signal.signal(sig, _terminate)
     try:
-        _run(argv)
-    finally:
         for sig in polite:
-            signal.signal(sig, signal.SIG_DFL)
+            signal.signal(sig, _terminate)
+        try:
+            _run(argv)
+        finally:
+            for sig in polite:
+                signal.signal(sig, signal.SIG_DFL)
+    except KeyboardInterrupt:
+        # a signal that landed outside the run's own handling (as the run ended and its exit was under way):
+        # still the exit code of an interrupted run, never Python's own death by SIGINT
+        _interrupted()
+
+
+def _interrupted() -> None:
+    """End an interrupted run: one line saying what it had published, exit code 130."""
+    from ppdm.data.publish import published
+
+    done = "; the outputs it had published are complete" if published() else "; no output was written"
+    print(f"ppdm: interrupted{done}", file=sys.stderr)
+    sys.exit(130)
 
 
 def _run(argv: list[str] | None) -> None:
@@ -105,11 +119,7 @@ def _run(argv: list[str] | None) -> None:
               "space", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
-        from ppdm.data.publish import published
-
-        done = "; the outputs it had published are complete" if published() else "; no output was written"
-        print(f"ppdm: interrupted{done}", file=sys.stderr)
-        sys.exit(130)
+        _interrupted()
     except MemoryError:
         print("ppdm: error: out of memory; sample the rows or use --backend dask", file=sys.stderr)
         sys.exit(2)
