@@ -381,8 +381,7 @@ class StagedRun:
                 i, stage = self._next_full(), "full"
                 if i is None:
                     if self.deferred and not self.running:  # nothing else left: the rungs kept back run now
-                        self.opened.extend(self.deferred)
-                        self.deferred.clear()
+                        self._release(now=True)
                         continue
                     if (spare := self._spare_rung()) is not None:
                         self.sent.add(spare)
@@ -434,9 +433,10 @@ class StagedRun:
             held = self.full is not None and self._provisionally_outclassed(i)
             (self.deferred if held else self.opened).append(i)
 
-    def _release(self) -> None:
-        """The rungs kept back go on once the best measured fully can decide them (:meth:`_outclassed`)."""
-        if self.deferred and self.best is not None:
+    def _release(self, *, now: bool = False) -> None:
+        """The rungs kept back go on once the best measured fully can decide them (:meth:`_outclassed`), or
+        ``now``."""
+        if self.deferred and (now or self.best is not None):
             self.opened.extend(self.deferred)
             self.deferred.clear()
 

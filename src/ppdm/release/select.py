@@ -136,22 +136,17 @@ def pareto_front(cands: list[dict[str, Any]], objective: str) -> list[int]:
     least :data:`RISK_RESOLUTION` below the last one kept: a less useful candidate whose risk the tests cannot
     tell from a more useful one's is no trade-off (the sweep measures every candidate of the front fully).
     """
-    exact = []
-    for i, a in enumerate(cands):
-        if "failed" in a or objective not in a["utility"]:  # failed, or rejected before utility was measured
-            continue
-        ra, ua = risk_score(a), _utility(a, objective)
-        dominated = any(
-            (risk_score(b) <= ra and _utility(b, objective) >= ua)
-            and (risk_score(b) < ra or _utility(b, objective) > ua)
-            for j, b in enumerate(cands)
-            if j != i
-        )
-        if not dominated:
-            exact.append(i)
+    measured = [i for i, a in enumerate(cands)
+                if "failed" not in a and objective in a["utility"]]  # failed, or rejected before utility was measured
+    risk = {i: risk_score(cands[i]) for i in measured}
+    use = {i: _utility(cands[i], objective) for i in measured}
+    # a failed candidate or one without the objective beats no one (its risk is infinite, its utility -inf)
+    exact = [i for i in measured
+             if not any(risk[j] <= risk[i] and use[j] >= use[i] and (risk[j] < risk[i] or use[j] > use[i])
+                        for j in measured if j != i)]
     kept: list[int] = []
-    for i in sorted(exact, key=lambda i: (-_utility(cands[i], objective), risk_score(cands[i]))):
-        if not kept or risk_score(cands[i]) <= risk_score(cands[kept[-1]]) - RISK_RESOLUTION:
+    for i in sorted(exact, key=lambda i: (-use[i], risk[i])):
+        if not kept or risk[i] <= risk[kept[-1]] - RISK_RESOLUTION:
             kept.append(i)
     return sorted(kept)
 
