@@ -44,6 +44,16 @@ def test_orthonormal_projections_keep_distances_and_gram(rng: np.random.Generato
     assert arp.projection_.std() == pytest.approx(2.0, rel=0.25)
 
 
+def test_arpo_is_the_rotation_from_the_same_key(rng: np.random.Generator) -> None:
+    # why the default sweep tries `rotation` and not `projection(kind=arpo)` as well (release/config.py)
+    X = rng.normal(size=(50, 7))
+    for key in (0, 11):
+        arpo = RandomProjection("arpo", sigma=2.5, random_state=key).fit_transform(X)
+        np.testing.assert_allclose(arpo, RandomRotation(random_state=key).fit_transform(X), rtol=1e-12, atol=1e-12)
+    one, other = (RandomRotation(random_state=k).fit_transform(X) for k in (0, 1))
+    assert not np.allclose(one, other)
+
+
 def test_left_projection_limits(rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch) -> None:
     X = rng.normal(size=(20, 3))
     m = RandomProjection("rpa", random_state=0).fit(X)

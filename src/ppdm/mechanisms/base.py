@@ -61,6 +61,9 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     #: True when no released row is one person's perturbed row (synthetic records, group centroids): whether a
     #: person was in the table is then the question the membership test asks, and the policy limits it
     _keeps_no_row: ClassVar[bool] = False
+    #: True when every release is drawn from a model fitted to the rows it is made from (synthetic records): a
+    #: release costs a fit, and a release of some of the rows is that model's release of those people alone
+    _draws_from_model: ClassVar[bool] = False
     #: False when part of the randomness is not drawn from ``random_state`` (OpenDP's own secure generator):
     #: a seed then repeats only the draws made from it, not the release
     _seed_reproducible: ClassVar[bool] = True

@@ -91,6 +91,7 @@ class CARTSynthesis(Mechanism):
     _stochastic = True
     _table_level: ClassVar[bool] = True
     _keeps_no_row: ClassVar[bool] = True
+    _draws_from_model: ClassVar[bool] = True
     _scale_free: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
     #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``

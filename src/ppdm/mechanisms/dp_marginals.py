@@ -105,6 +105,7 @@ class MarginalSynthesis(Mechanism):
     _releases_label: ClassVar[bool] = True
     #: the whole record, label included, is under the guarantee; the published table is the synthetic one
     _releases_table: ClassVar[bool] = True
+    _draws_from_model: ClassVar[bool] = True
 
     def _base_params(self) -> None:  # documented by the subclasses
         check_real(self.epsilon, "epsilon", low=0.0, low_open=True)

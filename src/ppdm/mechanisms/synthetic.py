@@ -131,6 +131,7 @@ class GaussianCopula(Mechanism):
     _stochastic = True
     _table_level: ClassVar[bool] = True
     _keeps_no_row: ClassVar[bool] = True
+    _draws_from_model: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
     _scale_free: ClassVar[bool] = True
     #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``

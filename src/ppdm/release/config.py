@@ -67,8 +67,10 @@ DEFAULT_GRIDS: dict[str, dict[str, list[Any]]] = {
     "mdav+recode": {"k": [20], "recode.min_share": [0.02]},
     "mdav+suppress": {"k": [20], "suppress.k": [10]},
 }
-DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "projection", "rotation", "mdav", "copula", "cart",
-                   "rankswap", "corr-noise", "svd-noise", "svd-mdav", "mdav+pram", "dp-copula", "dp-aim")
+# ``projection`` (kind arpo: the QR of a Gaussian draw, signs fixed) is the Haar rotation ``rotation`` draws: the
+# same release from the same key, so the default sweep measures it once, under the rotation's name
+DEFAULT_METHODS = ("svd", "ssvd", "noise", "mult-noise", "rotation", "mdav", "copula", "cart", "rankswap",
+                   "corr-noise", "svd-noise", "svd-mdav", "mdav+pram", "dp-copula", "dp-aim")
 
 
 def default_methods() -> list[str]:

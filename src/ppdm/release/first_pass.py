@@ -1,8 +1,9 @@
 """The sweep's first pass: what every candidate gets, cheap enough to run for all of them.
 
-A candidate is released once from every row and once from the first fold's training rows (a synthesiser of
-whole records, whose every release fits a model, only from the first fold's, which its linkage then takes
-for the release of every row). The first pass measures what the policy limits and what ranks the candidates:
+A candidate is released once from every row and once from the first fold's training rows (a synthesiser,
+whose every release is a model's fit, only from the first fold's: a model fitted to those rows releases
+those people, so its linkage takes that release for the release of every row). The first pass measures
+what the policy limits and what ranks the candidates:
 
 * the release of every row: its distortion, and the population attacker's cheapest linkages (population
   z-scores, norms, and the categories shown beside the numbers: :data:`~ppdm.attacks.FIRST_SPACES`), which
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdm.release.trial import SweepTable, Trial, synthesises_records
+from ppdm.release.trial import SweepTable, Trial, draws_from_model
 
 __all__ = ["first_pass", "pack_hits", "unpack_hits", "Clock"]
 
@@ -66,9 +67,9 @@ def first_pass(table: SweepTable, method: str, params: dict[str, Any]) -> dict[s
     t0 = time.perf_counter()
     clock = Clock()
     trial = Trial(table, method, params)
-    # a synthesiser of whole records costs a model per release: its first pass makes one, the first fold's,
-    # and links it to that fold's records (the full battery links the release of every row)
-    on_fold = bool(table.folds) and synthesises_records(method)
+    # a synthesiser costs a model per release: its first pass makes one, the first fold's, and links it to that
+    # fold's records (the full battery links the release of every row)
+    on_fold = bool(table.folds) and draws_from_model(method)
     screened = trial.release(table.folds[0][0], name="fold 0") if on_fold else trial.release()
     clock.lap("release")
     X_att, B_att, cats, columns = trial.attack_view(screened)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SweepTable", "Trial", "Released", "synthesises_records", "mechanism_flag"]
+__all__ = ["SweepTable", "Trial", "Released", "synthesises_records", "draws_from_model", "mechanism_flag"]
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Trial:
     def _keep(self, name: str, rows: np.ndarray | None, B: np.ndarray, y_out: np.ndarray | None, *,
               synthetic_label: bool, seconds: float) -> Released:
         t = self.table
-        raw = B if synthesises_records(self.method) else None
+        raw = B if draws_from_model(self.method) else None
         published = None
         numbers = B
         if t.codec is not None:
@@ -184,6 +184,13 @@ def synthesises_records(method: str) -> bool:
     """Whether a candidate's mechanism synthesises whole records from a fitted model (see
     :mod:`ppdm.flow.synthesis`): every release of it is a model's fit, the costliest of the sweep."""
     return mechanism_flag(method, "_releases_table")
+
+
+def draws_from_model(method: str) -> bool:
+    """Whether every release of a candidate is drawn from a model fitted to the rows it is made from (synthetic
+    records, formally private or not): a release costs a fit, so the first pass makes one, the first fold's, and
+    the full battery adopts it instead of fitting it again."""
+    return mechanism_flag(method, "_draws_from_model")
 
 
 def mechanism_flag(method: str, flag: str) -> bool:
