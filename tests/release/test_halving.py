@@ -46,6 +46,9 @@ def test_the_staged_choice_is_the_full_batterys(name: str, tmp_path: Path) -> No
     # the staged run measured some candidates by their first pass only, and says why each stopped there
     assert "first pass" in stages and all(c["verdict"] for c in staged["candidates"])
     assert {c["stage"] for c in full["candidates"] if "violates" not in c["verdict"]} == {"full battery"}
+    # the original's utility was measured by the sweep's worker, the same for both runs
+    assert "original utility (on a worker)" in staged["timings"]
+    assert staged["original_utility"] == full["original_utility"] and staged["original_utility"]["majority_pct"] > 0
 
 
 def _first(eps: float, holds: bool) -> dict[str, Any]:
@@ -124,7 +127,7 @@ def test_a_ladder_measures_only_the_rungs_it_needs_and_says_why_of_the_others(
 
     jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
     cache = _Measured(jobs, holds)
-    table = SimpleNamespace(policy=Policy(), objective="x")
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=None)
     out = first_passes(table, jobs, cache, workers=1, progress=False, title="ladder")  # type: ignore[arg-type]
     assert cache.asked == measured  # one rung at a time, in this order
     assert [c["params"]["epsilon"] for c in out if "not_measured" not in c] == sorted(measured, reverse=True)
@@ -150,7 +153,7 @@ def test_a_rung_below_one_that_could_not_be_chosen_is_left_out() -> None:
 
     jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
     jobs.append(("m", "mdav", {"k": 20}))
-    table = SimpleNamespace(policy=Policy(), objective="x")
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=None)
     bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
     run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
                     bar, epsilon_ladders(jobs), False)
@@ -179,7 +182,7 @@ def _run_with_a_ladder(top_utility: float) -> tuple[Any, list[tuple[str, str, di
 
     jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
     jobs += [("m", "mdav", {"k": 20}), ("n", "noise", {"scale": 3.0})]
-    table = SimpleNamespace(policy=Policy(), objective="x")
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=None)
     bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
     run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
                     bar, epsilon_ladders(jobs), False)
@@ -234,7 +237,7 @@ def test_a_worker_with_nothing_else_fits_the_next_middle_rung() -> None:
     from ppdm.release.halving import StagedRun
 
     jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
-    table = SimpleNamespace(policy=Policy(), objective="x")
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=None)
     bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
     run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
                     bar, epsilon_ladders(jobs), False)
@@ -259,7 +262,7 @@ def test_no_middle_rung_is_spared_once_a_larger_one_holds() -> None:
     from ppdm.release.halving import StagedRun
 
     jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (8.0, 4.0, 2.0, 1.0, 0.5)]
-    table = SimpleNamespace(policy=Policy(), objective="x")
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=None)
     bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
     run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
                     bar, epsilon_ladders(jobs), False)
@@ -273,3 +276,21 @@ def test_no_middle_rung_is_spared_once_a_larger_one_holds() -> None:
     run.done(("first", 1), (1, _first(4.0, True)))  # epsilon 4 holds: 2 (running) and 1 are settled
     assert run.pick()[0] == ("full", 1)  # type: ignore[index]  # epsilon 4's full battery, no rung
     assert run.pick() is None
+
+
+def test_a_worker_with_nothing_else_measures_the_original_once() -> None:
+    from types import SimpleNamespace
+
+    from ppdm.release.halving import YARDSTICK, StagedRun
+
+    jobs = [("m", "mdav", {"k": 20}), ("n", "noise", {"scale": 3.0})]
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=None)
+    bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
+    yardstick: dict[str, Any] = {}
+    run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
+                    bar, [], False, yardstick)
+    assert [run.pick()[0] for _ in range(2)] == [("first", 0), ("first", 1)]  # type: ignore[index]
+    task = run.pick()  # the candidates' work waits on their first passes: a third worker measures the original
+    assert task is not None and task[0] == YARDSTICK and run.pick() is None  # once
+    run.done(YARDSTICK, {"utility": {"x": 90.0}, "seconds": 0.5})  # type: ignore[arg-type]
+    assert yardstick == {"utility": {"x": 90.0}, "seconds": 0.5} and run.running == 2

@@ -182,6 +182,8 @@ def _release(
                                       part_rows=part_rows)
             if done is not None:
                 return done
+        # a small table's sweep measures the original's utility on a worker that would wait
+        yardstick: dict[str, Any] = {}
         prep = prepare_table(spec, cfg, seed=evaluation_seed, screen_above=SCREEN_ABOVE)
         timings["read and schema"] = round(time.perf_counter() - started, 3)
         warn_known(key)
@@ -210,19 +212,24 @@ def _release(
                                objective=cfg.policy.objective, policy=cfg.policy, shown_names=tuple(prep.shown),
                                label_name=label)
             everything = staged_sweep(table, jobs, cache, workers=sweep_workers(cfg), progress=progress,
-                                      full=full_battery, timings=timings)
+                                      full=full_battery, timings=timings, yardstick=yardstick)
             del table
     # the rungs of an epsilon ladder that its ends made needless (see ppdm.release.halving.ladder_rungs)
     not_measured = [c for c in everything if "not_measured" in c]
     failed, cands = split_failed([c for c in everything if "not_measured" not in c])
     from ppdm.release.table import original_utility
 
-    t0 = time.perf_counter()
-    original = original_utility(X, y, folds, evaluation_seed, codec)
-    timings["original utility"] = round(time.perf_counter() - t0, 3)
+    if "utility" in yardstick:
+        original = yardstick["utility"]
+        timings["original utility (on a worker)"] = yardstick["seconds"]
+    else:
+        t0 = time.perf_counter()
+        original = original_utility(X, y, folds, evaluation_seed, codec)
+        timings["original utility"] = round(time.perf_counter() - t0, 3)
     note = sweep_notes(prep.label_note, n=len(X), y_rows=None if y is None else len(y), where=where,
                        confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds)
-    best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories)
+    best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories,
+                       majority_pct=original.get("majority_pct"))
     choice = None
     if choose is not None:
         from ppdm.release.override import apply_choice

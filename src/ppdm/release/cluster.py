@@ -304,7 +304,8 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
         failed, cands = split_failed([c for c in everything if "not_measured" not in c])
         note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=kind,
                            parts=sizes)
-        best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"])
+        best = mark_choice(cands, cfg, shown=facts["shown"], uniqueness=facts["uniqueness"],
+                           majority_pct=facts["original_utility"].get("majority_pct"))
         from ppdm.data.publish import staging_dir
 
         tmp = staging_dir(out)

@@ -51,17 +51,22 @@ Z = 1.96
 
 def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, *, workers: int | None,
                  progress: bool, title: str = "release sweep", full: bool = False,
-                 timings: dict[str, float] | None = None) -> list[dict[str, Any]]:
+                 timings: dict[str, float] | None = None,
+                 yardstick: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One record per job, in order: the full battery's for the candidates measured fully, the first pass's
     (with ``stopped``: why) for the others, ``not_measured`` (why) for the rungs of an epsilon ladder left out.
-    ``jobs`` are (cache key, method, parameters); ``timings`` receives each stage's wall-clock seconds."""
+    ``jobs`` are (cache key, method, parameters); ``timings`` receives each stage's wall-clock seconds.
+
+    ``yardstick``: given, it receives the original table's utility (``utility``,
+    :func:`~ppdm.release.table.original_utility`) and its ``seconds``, measured by a worker that would
+    otherwise wait (as the sweep's last candidates end, one worker has nothing to do)."""
     import time
 
     timings = {} if timings is None else timings
     ladders = [] if full else epsilon_ladders(jobs)  # every candidate measured fully: no rung left out
     with _Progress(title, progress, len(jobs) - sum(len(lad) - 1 for lad in ladders)) as bar:
         t0 = time.perf_counter()
-        run = _staged(table, jobs, cache, workers, bar, ladders, full)
+        run = _staged(table, jobs, cache, workers, bar, ladders, full, yardstick)
         first_end = run.first_done_at or time.perf_counter()
         # the stages overlap (full batteries run beside an epsilon ladder's fits): the first pass until the
         # order of the full batteries was set, the full battery from there to the end
@@ -74,12 +79,13 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
 
 
 def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, workers: int | None,
-            bar: _Progress, ladders: list[list[int]], full: bool | None) -> Any:
+            bar: _Progress, ladders: list[list[int]], full: bool | None,
+            yardstick: dict[str, Any] | None = None) -> Any:
     """The sweep's work, run as workers become free (:class:`StagedRun`); every rung of a ladder left
     out recorded with ``not_measured`` (why)."""
     from ppdm.release.scheduler import run_pulled
 
-    run = StagedRun(table, jobs, cache, bar, ladders, full)
+    run = StagedRun(table, jobs, cache, bar, ladders, full, yardstick)
     run_pulled(run.pick, run.done, workers)
     for ladder in ladders:
         for pos, i in enumerate(ladder):
@@ -232,6 +238,20 @@ def _guarded(i: int, fn: Callable[..., dict[str, Any]], table: SweepTable, metho
                    "failed": reason if isinstance(e, PPDMError) else f"{type(e).__name__}: {reason}"}
 
 
+#: the task that measures the original's utility (see :func:`staged_sweep`)
+YARDSTICK = ("original", -1)
+
+
+def _yardstick(table: SweepTable) -> dict[str, Any]:
+    import time
+
+    from ppdm.release.table import original_utility
+
+    t0 = time.perf_counter()
+    utility = original_utility(table.X, table.y, table.folds, table.seed, table.codec)
+    return {"utility": utility, "seconds": round(time.perf_counter() - t0, 3)}
+
+
 def _first(table: SweepTable, method: str, params: dict[str, Any], _: Any) -> dict[str, Any]:
     from ppdm.release.first_pass import first_pass
 
@@ -329,7 +349,7 @@ class StagedRun:
     """
 
     def __init__(self, table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, bar: Any,
-                 ladders: list[list[int]], full: bool | None) -> None:
+                 ladders: list[list[int]], full: bool | None, yardstick: dict[str, Any] | None = None) -> None:
         from ppdm.release.criteria import keeps_no_row
         from ppdm.release.trial import synthesises_records
 
@@ -363,6 +383,8 @@ class StagedRun:
         self.stopped: list[int] = []
         self.outclassed: dict[int, str] = {}  # rungs of a ladder left out as no more useful than one beaten
         self.first_done_at: float | None = None
+        self.yardstick = yardstick
+        self.yardstick_sent = yardstick is None
 
     # -- what runs next --------------------------------------------------------------------------------------
 
@@ -388,6 +410,10 @@ class StagedRun:
                         self.opened.append(spare)
                         self.bar.expect_first(1)
                         continue
+                    if not self.yardstick_sent:  # a worker with nothing else to do measures the original
+                        self.yardstick_sent = True
+                        self.running += 1
+                        return YARDSTICK, _yardstick, (self.table,)
                     return None
             hit = self.cache.get(self._key(stage, i))
             if hit is not None:
@@ -491,12 +517,15 @@ class StagedRun:
     def _open_queue(self) -> None:
         import time
 
-        from ppdm.release.select import pareto_front
+        from ppdm.release.select import pareto_front, utility_floor
+        from ppdm.release.table import majority_pct
 
         self.first_done_at = time.perf_counter()
         alive = _alive(self.first, [i for i, f in enumerate(self.first) if f], self.table)
         # the report's front (risk against utility) is measured fully too
-        self.front = {alive[j] for j in pareto_front([self.first[i] for i in alive], self.table.objective)}
+        t = self.table
+        floor = utility_floor(t.objective, majority_pct(t.y, t.folds) if t.y is not None and t.folds else None)
+        self.front = {alive[j] for j in pareto_front([self.first[i] for i in alive], t.objective, floor=floor)}
         self.queue = alive
 
     # -- what a result opens ---------------------------------------------------------------------------------
@@ -506,6 +535,11 @@ class StagedRun:
         opens."""
         from ppdm.release.select import meets_policy
 
+        if key == YARDSTICK:
+            self.running -= 1
+            assert self.yardstick is not None
+            self.yardstick.update(out)  # type: ignore[arg-type]
+            return
         stage, i = key  # type: ignore[misc]
         res = out[1]
         self.running -= 1

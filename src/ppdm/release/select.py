@@ -6,8 +6,8 @@ from typing import Any
 
 from ppdm.exceptions import ParameterError
 
-__all__ = ["risk_score", "pareto_front", "choose", "meets_policy", "policy_violations", "binding_test",
-           "passthrough_uniqueness"]
+__all__ = ["risk_score", "pareto_front", "utility_floor", "LABEL_ACCURACIES", "choose", "meets_policy",
+           "policy_violations", "binding_test", "passthrough_uniqueness"]
 
 
 def risk_score(c: dict[str, Any]) -> float:
@@ -128,16 +128,29 @@ def _utility(c: dict[str, Any], objective: str) -> float:
 RISK_RESOLUTION = 0.005
 
 
-def pareto_front(cands: list[dict[str, Any]], objective: str) -> list[int]:
+#: objectives that are accuracies of predicting the label: always guessing the commonest class scores its share
+LABEL_ACCURACIES = ("tstr", "tstr_knn_pct", "tstr_logreg_pct", "knn_pct", "svm_pct")
+
+
+def utility_floor(objective: str, majority_pct: float | None) -> float | None:
+    """The utility of a release that tells nothing of the label (always guessing the commonest class scores
+    ``majority_pct``) when ``objective`` is a label's accuracy; None otherwise."""
+    return None if majority_pct is None or objective not in LABEL_ACCURACIES else float(majority_pct)
+
+
+def pareto_front(cands: list[dict[str, Any]], objective: str, *, floor: float | None = None) -> list[int]:
     """Indices of the candidates no other candidate beats on both lower risk and higher utility, each a risk
     apart from the next more useful one.
 
     Of the candidates on the front, the most useful is kept, and then, down the front, each whose risk is at
     least :data:`RISK_RESOLUTION` below the last one kept: a less useful candidate whose risk the tests cannot
     tell from a more useful one's is no trade-off (the sweep measures every candidate of the front fully).
+    Neither is a candidate whose utility is at or below ``floor`` (:func:`utility_floor`): publishing nothing
+    does as well.
     """
-    measured = [i for i, a in enumerate(cands)
-                if "failed" not in a and objective in a["utility"]]  # failed, or rejected before utility was measured
+    measured = [i for i, a in enumerate(cands)  # failed, or rejected before utility was measured: not on it
+                if "failed" not in a and objective in a["utility"]
+                and (floor is None or _utility(a, objective) > floor)]
     risk = {i: risk_score(cands[i]) for i in measured}
     use = {i: _utility(cands[i], objective) for i in measured}
     # a failed candidate or one without the objective beats no one (its risk is infinite, its utility -inf)

@@ -110,12 +110,15 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
 
 
 def mark_choice(cands: list[dict[str, Any]], cfg: ReleaseConfig, *, shown: Sequence[str], categories: Any = None,
-                uniqueness: dict[str, Any] | None = None) -> int:
-    """Choose by the policy; every candidate gets its verdict, whether it is on the Pareto front and chosen."""
-    from ppdm.release.select import choose, pareto_front, risk_score
+                uniqueness: dict[str, Any] | None = None, majority_pct: float | None = None) -> int:
+    """Choose by the policy; every candidate gets its verdict, whether it is on the Pareto front and chosen
+    (``majority_pct``: the share of the commonest class among the held-out records, the floor of a label's
+    accuracy, :func:`~ppdm.release.select.utility_floor`)."""
+    from ppdm.release.select import choose, pareto_front, risk_score, utility_floor
 
     best, reasons = choose(cands, cfg.policy, shown=shown, categories=categories, uniqueness=uniqueness)
-    front = set(pareto_front(cands, cfg.policy.objective))
+    front = set(pareto_front(cands, cfg.policy.objective,
+                             floor=utility_floor(cfg.policy.objective, majority_pct)))
     for i, c in enumerate(cands):
         c["risk_score"] = risk_score(c)
         c["pareto"] = i in front

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Prepared", "TableSpec", "check_sweep_memory", "label_text", "original_utility", "prepare_table",
-           "shown_text", "side_digest"]
+__all__ = ["Prepared", "TableSpec", "check_sweep_memory", "label_text", "original_utility", "majority_pct",
+           "prepare_table", "shown_text", "side_digest"]
 
 
 @dataclass(frozen=True)
@@ -178,10 +178,15 @@ def original_utility(X: np.ndarray, y: np.ndarray | None, folds: Any, seed: int,
     if folds and y is not None:
         numeric = None if codec is None else codec.numeric_index_
         scores.update(pooled([(len(te), _original_tstr(X, y, tr, te, seed, numeric)) for tr, te in folds]))
-        tested = np.concatenate([te for _, te in folds])
-        scores["majority_pct"] = 100.0 * float(
-            pd.Series(np.asarray(y)[tested].astype(str)).value_counts(normalize=True).max())
+        scores["majority_pct"] = majority_pct(y, folds)
     return scores
+
+
+def majority_pct(y: np.ndarray, folds: Any) -> float:
+    """The share of the commonest class among the folds' held-out records (in %): what always guessing it
+    scores, the floor of a label's accuracy."""
+    tested = np.concatenate([te for _, te in folds])
+    return 100.0 * float(pd.Series(np.asarray(y)[tested].astype(str)).value_counts(normalize=True).max())
 
 
 def _original_tstr(X: np.ndarray, y: Any, train: np.ndarray, test: np.ndarray, seed: int,
