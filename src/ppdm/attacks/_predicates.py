@@ -109,21 +109,32 @@ class ColumnIndex:
     def ranges(self, predicates: Predicates) -> tuple[np.ndarray, np.ndarray]:
         """Start and stop of each condition's run in its column's order, shape (n_predicates, c)."""
         cols = predicates.columns
-        start = np.empty(cols.shape, dtype=np.int64)
-        stop = np.empty(cols.shape, dtype=np.int64)
-        for j in np.unique(cols):
-            at = cols == j
-            start[at] = np.searchsorted(self.sorted[:, j], predicates.low[at], side="left")
-            stop[at] = np.searchsorted(self.sorted[:, j], predicates.high[at], side="right")
+        low, high = predicates.low.ravel(), predicates.high.ravel()
+        start = np.empty(cols.size, dtype=np.int64)
+        stop = np.empty(cols.size, dtype=np.int64)
+        for j, at in _by_column(cols):
+            start[at] = np.searchsorted(self.sorted[:, j], low[at], side="left")
+            stop[at] = np.searchsorted(self.sorted[:, j], high[at], side="right")
+        start, stop = start.reshape(cols.shape), stop.reshape(cols.shape)
         return start, np.maximum(stop, start)
 
     def prefix_rows(self, columns: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Rows of :attr:`prefix` holding the records before ``positions`` of the columns' orders."""
-        out = np.empty(columns.shape, dtype=np.int64)
-        for j in np.unique(columns):
-            at = columns == j
-            out[at] = self.offsets[j] + np.searchsorted(self.bounds[j], positions[at])
-        return out
+        out = np.empty(columns.size, dtype=np.int64)
+        flat = positions.ravel()
+        for j, at in _by_column(columns):
+            out[at] = self.offsets[j] + np.searchsorted(self.bounds[j], flat[at])
+        return out.reshape(columns.shape)
+
+
+def _by_column(columns: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each column named in ``columns`` with the flat positions that name it, from one sort (a mask of every
+    condition per column cost more than the searches on a wide table)."""
+    flat = columns.ravel()
+    # column numbers as 16 bits where they fit: NumPy's stable sort of them is a radix sort
+    order = np.argsort(flat.astype(np.uint16) if flat.size and int(flat.max()) < 2**16 else flat, kind="stable")
+    cuts = np.flatnonzero(np.diff(flat[order])) + 1
+    return [(int(flat[part[0]]), part) for part in np.split(order, cuts) if len(part)]
 
 
 def _count_bitsets(index: ColumnIndex, predicates: Predicates, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
