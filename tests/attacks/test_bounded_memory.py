@@ -172,3 +172,20 @@ def test_the_wiener_map_of_two_parts_equals_the_map_of_their_union() -> None:
     parts, det_parts = wiener_map((X[:450], X[450:]), Y)
     np.testing.assert_allclose(parts(Y[:50]), whole(Y[:50]), rtol=1e-9, atol=1e-9)
     assert det_parts["gain_trace"] == pytest.approx(det["gain_trace"], rel=1e-9)
+
+
+def test_a_microaggregated_releases_repeated_rows_are_searched_once_with_the_same_neighbours() -> None:
+    from ppdm.utils import neighbors
+
+    rng = np.random.default_rng(7)
+    groups = rng.normal(size=(150, 5))
+    Q = np.repeat(groups, 20, axis=0)[rng.permutation(3000)]  # 150 rows, each released 20 times
+    R = rng.normal(size=(800, 5))
+    assert len(Q) >= neighbors.DEDUP_ROWS
+    idx, dist = neighbors.nearest_neighbors(Q, R, 3, return_distance=True)
+    d2 = ((Q[:, None, :] - R[None, :, :]) ** 2).sum(axis=2)
+    np.testing.assert_array_equal(idx, np.argsort(d2, axis=1)[:, :3])
+    np.testing.assert_allclose(dist, np.sqrt(np.take_along_axis(d2, idx, axis=1)), rtol=1e-12)
+    # rows that are all distinct take the direct search and find the same neighbours
+    np.testing.assert_array_equal(neighbors.nearest_neighbors(groups, R, 3), np.argsort(
+        ((groups[:, None, :] - R[None, :, :]) ** 2).sum(axis=2), axis=1)[:, :3])

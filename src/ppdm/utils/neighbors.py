@@ -15,6 +15,9 @@ __all__ = ["nearest_neighbors", "BLOCK_BYTES"]
 BLOCK_BYTES = 64 * 1024**2
 #: values of the query-neighbour differences recomputed at a time (two such arrays: 4 MB)
 DISTANCE_CELLS = 262_144
+#: queries searched as their distinct rows when there are at least this many and at most this share distinct
+DEDUP_ROWS = 1000
+DEDUP_SHARE = 0.5
 #: query x reference x column differences at most for the direct search (8 MB): scikit-learn's search costs a
 #: thread pool's start-up per call, tens of milliseconds on a loaded machine, which many small searches (one
 #: per group of records) would pay again and again
@@ -50,11 +53,24 @@ def nearest_neighbors(
     idx : ndarray of shape (q, k)
     dist : ndarray of shape (q, k), only with ``return_distance``
     """
+    Qm = np.ascontiguousarray(queries, dtype=np.float64)
+    R = np.ascontiguousarray(reference, dtype=np.float64)
+    if not exclude_self and len(Qm) >= DEDUP_ROWS:
+        # a microaggregated release repeats each group's row k times: its distinct rows are searched once
+        # (the same rows get the same neighbours; the search costs queries x reference)
+        distinct, inverse = np.unique(Qm, axis=0, return_inverse=True)
+        if len(distinct) <= DEDUP_SHARE * len(Qm):
+            out = nearest_neighbors(distinct, R, k, block_bytes=block_bytes, return_distance=return_distance)
+            inverse = inverse.ravel()
+            return (out[0][inverse], out[1][inverse]) if isinstance(out, tuple) else out[inverse]
+    return _search(Qm, R, k, exclude_self=exclude_self, block_bytes=block_bytes, return_distance=return_distance)
+
+
+def _search(Qm: np.ndarray, R: np.ndarray, k: int, *, exclude_self: bool, block_bytes: int,
+            return_distance: bool) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     import sklearn
     from sklearn.neighbors import NearestNeighbors
 
-    Qm = np.ascontiguousarray(queries, dtype=np.float64)
-    R = np.ascontiguousarray(reference, dtype=np.float64)
     kk = k + 1 if exclude_self else k
     if len(Qm) * len(R) * max(1, Qm.shape[1]) <= SMALL_CELLS:
         idx = _small_search(Qm, R, kk)
