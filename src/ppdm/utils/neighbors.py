@@ -15,9 +15,12 @@ __all__ = ["nearest_neighbors", "BLOCK_BYTES"]
 BLOCK_BYTES = 64 * 1024**2
 #: values of the query-neighbour differences recomputed at a time (two such arrays: 4 MB)
 DISTANCE_CELLS = 262_144
-#: queries searched as their distinct rows when there are at least this many and at most this share distinct
+#: queries searched as their distinct rows when there are at least this many and at most this share distinct;
+#: not above DEDUP_MAX_ROWS, where finding them (a sorted copy of the queries) would cost the memory a large
+#: table's confirmation is kept within
 DEDUP_ROWS = 1000
 DEDUP_SHARE = 0.5
+DEDUP_MAX_ROWS = 200_000
 #: query x reference x column differences at most for the direct search (8 MB): scikit-learn's search costs a
 #: thread pool's start-up per call, tens of milliseconds on a loaded machine, which many small searches (one
 #: per group of records) would pay again and again
@@ -55,7 +58,7 @@ def nearest_neighbors(
     """
     Qm = np.ascontiguousarray(queries, dtype=np.float64)
     R = np.ascontiguousarray(reference, dtype=np.float64)
-    if not exclude_self and len(Qm) >= DEDUP_ROWS:
+    if not exclude_self and DEDUP_ROWS <= len(Qm) <= DEDUP_MAX_ROWS:
         # a microaggregated release repeats each group's row k times: its distinct rows are searched once
         # (the same rows get the same neighbours; the search costs queries x reference)
         distinct, inverse = np.unique(Qm, axis=0, return_inverse=True)
