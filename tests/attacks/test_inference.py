@@ -95,3 +95,31 @@ def test_inference_by_column_counts_a_number_within_the_tolerance() -> None:
     r, m, c = from_frames([release, members, control])
     res = inference_by_column(r, m, c, rng=np.random.default_rng(0), columns=["x"])
     assert res["x"]["main"] == 0.5  # 104 and 95 are within 5 % of 100; 106 and 94 are not
+
+
+def test_inference_by_column_of_a_microaggregated_release_reads_the_groups_value() -> None:
+    """Each group's row is released ten times: the search takes it once, and every member reads the value of the
+    group whose row is nearest on the other columns, as a search of every copy would."""
+    import pandas as pd
+
+    from ppdm.attacks.inference import inference_by_column
+    from ppdm.attacks.mixed import from_frames
+
+    members, control = _mixed(400, 5), _mixed(200, 6)
+    groups = members.iloc[:40].reset_index(drop=True)
+    release = pd.concat([groups] * 10, ignore_index=True).sample(frac=1.0, random_state=0, ignore_index=True)
+    r, m, c = from_frames([release, members, control])
+    res = inference_by_column(r, m, c, rng=np.random.default_rng(0), columns=["a"], n_targets=None)
+    # by hand: the Gower distance on the other columns to each group's row, the nearest group's value of a
+    num, cat = ["b", "c"], ["k", "g"]
+    every = pd.concat([release, members, control])
+    span = (every[num].max() - every[num].min()).to_numpy()
+
+    def read(people: pd.DataFrame) -> np.ndarray:
+        d = (np.abs(people[num].to_numpy()[:, None, :] - groups[num].to_numpy()[None, :, :]) / span).sum(axis=2)
+        d += (people[cat].to_numpy()[:, None, :] != groups[cat].to_numpy()[None, :, :]).sum(axis=2)
+        guess = groups["a"].to_numpy()[d.argmin(axis=1)]
+        return np.abs(guess - people["a"].to_numpy()) <= 0.05 * np.abs(people["a"].to_numpy())
+
+    assert res["a"]["main"] == read(members).mean() and res["a"]["control"] == read(control).mean()
+    assert read(members)[:40].all()  # the groups' own rows read their own values

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ppdm.attacks._excess import excess
-from ppdm.attacks.mixed import GowerTerms, MixedTable, check_same_columns, column_ranges, sample_rows
+from ppdm.attacks.mixed import GowerTerms, MixedTable, check_same_columns, column_ranges, distinct_rows, sample_rows
 from ppdm.exceptions import ParameterError
 
 __all__ = ["attribute_inference", "l_diversity", "inference_by_column"]
@@ -149,7 +149,12 @@ def inference_by_column(
     targets = MixedTable.concat([members.take(tm), control.take(tc)])
     nc, cc = list(range(release.numbers.shape[1])), list(range(release.codes.shape[1]))
     names = list(release.numeric_names) + list(release.categorical_names)
-    terms = GowerTerms(targets, release, nc, cc, ranges=column_ranges(release, members, control), rng=rng)
+    # identical released rows (a microaggregated group's row, released k times) are searched once, each
+    # standing for its copies in the order of ties (as in the linkability's search): any copy tells the same value
+    distinct, copies = distinct_rows(release)
+    pool = release.take(distinct) if len(distinct) < release.n_rows else release
+    terms = GowerTerms(targets, pool, nc, cc, ranges=column_ranges(release, members, control), rng=rng,
+                       weights=copies if len(distinct) < release.n_rows else None)
     m = terms.n_columns
     nearest = {c: np.empty(targets.n_rows, dtype=np.int64) for c in secrets}
     # prefix and suffix sums: the distance without column p is before[p] + after[p + 1], summed in one order
@@ -162,7 +167,7 @@ def inference_by_column(
             np.add(after[m - i], t[m - 1 - i], out=after[m - 1 - i])
         for c in secrets:
             p = names.index(c)
-            nearest[c][rows] = terms.order[(before[p] + after[p + 1]).argmin(axis=1)]
+            nearest[c][rows] = distinct[terms.order[(before[p] + after[p + 1]).argmin(axis=1)]]
     n_m = len(tm)
     out = {}
     for c in secrets:

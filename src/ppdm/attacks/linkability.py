@@ -27,6 +27,7 @@ from ppdm.attacks.mixed import (
     MixedTable,
     check_same_columns,
     column_ranges,
+    distinct_rows,
     k_smallest,
     sample_rows,
     summed,
@@ -127,7 +128,7 @@ def linkability(
     # meet on the same row with probability 1/c (one shared tie-breaking order would link every member of the
     # group, an artefact of the row order no attacker has), and ties between distinct rows go to each with
     # the chance its copies give it (the weighted order of GowerTerms)
-    distinct, copies = _distinct(release)
+    distinct, copies = distinct_rows(release)
     pool = release.take(distinct) if len(distinct) < release.n_rows else release
     k = int(min(max(n_neighbors, 1), pool.n_rows))
     terms = GowerTerms(queries, pool, nc, cc, ranges=column_ranges(release, members, control), rng=rng,
@@ -176,12 +177,3 @@ def _cross_fitted(one: np.ndarray, m: int, n_control: int, rng: np.random.Genera
     # the split reported: the one both halves chose, else the first half's
     return {**out, "split": picks[0], "picks": picks}
 
-
-def _distinct(release: MixedTable) -> tuple[np.ndarray, np.ndarray]:
-    """The first of each set of identical released rows and how many rows the set holds, by a 64-bit hash of
-    the rows' cells (a collision, about 2^-64 a pair, would merge two sets)."""
-    import pandas as pd
-
-    codes, _ = pd.factorize(release.row_hashes())
-    first = np.unique(codes, return_index=True)[1]  # per set, in the order of the sets' numbers
-    return first, np.bincount(codes).astype(np.float64)

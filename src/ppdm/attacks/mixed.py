@@ -29,8 +29,8 @@ import pandas as pd
 
 from ppdm.exceptions import InputError, ParameterError
 
-__all__ = ["MixedTable", "encode_tables", "from_frames", "column_ranges", "gower_nearest", "GowerTerms", "summed",
-           "k_smallest", "check_same_columns", "sample_rows", "l1_embedding"]
+__all__ = ["MixedTable", "encode_tables", "from_frames", "column_ranges", "distinct_rows", "gower_nearest",
+           "GowerTerms", "summed", "k_smallest", "check_same_columns", "sample_rows", "l1_embedding"]
 
 #: bytes of one block of per-column terms (columns x rows x pool, float32)
 BLOCK_BYTES = 16 * 1024**2
@@ -249,6 +249,15 @@ def from_frames(frames: Sequence[pd.DataFrame], numeric: Sequence[str] | None = 
         numbers_list.append(block)
         texts_list.append(df[categorical].to_numpy(dtype=object) if categorical else np.empty((len(df), 0), object))
     return encode_tables(numbers_list, texts_list, numeric, categorical, columns=order)
+
+
+def distinct_rows(release: MixedTable) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each set of identical rows and how many rows the set holds (as floats, the weights of
+    :class:`GowerTerms`), by a 64-bit hash of the rows' cells (a collision, about 2^-64 a pair, would merge two
+    sets). Without repeated rows: every row, each once."""
+    codes, _ = pd.factorize(release.row_hashes())
+    first = np.unique(codes, return_index=True)[1]  # per set, in the order of the sets' numbers
+    return first, np.bincount(codes).astype(np.float64)
 
 
 def column_ranges(*tables: MixedTable) -> np.ndarray:
