@@ -58,13 +58,17 @@ def nearest_neighbors(
     """
     Qm = np.ascontiguousarray(queries, dtype=np.float64)
     R = np.ascontiguousarray(reference, dtype=np.float64)
-    if not exclude_self and DEDUP_ROWS <= len(Qm) <= DEDUP_MAX_ROWS:
+    if not exclude_self and Qm.shape[1] and DEDUP_ROWS <= len(Qm) <= DEDUP_MAX_ROWS:
         # a microaggregated release repeats each group's row k times: its distinct rows are searched once
-        # (the same rows get the same neighbours; the search costs queries x reference)
-        distinct, inverse = np.unique(Qm, axis=0, return_inverse=True)
-        if len(distinct) <= DEDUP_SHARE * len(Qm):
-            out = nearest_neighbors(distinct, R, k, block_bytes=block_bytes, return_distance=return_distance)
-            inverse = inverse.ravel()
+        # (the same rows get the same neighbours; the search costs queries x reference). Rows are told apart by
+        # their bytes, hashed: a sort of the rows would cost every search of distinct rows several milliseconds
+        import pandas as pd
+
+        inverse, _ = pd.factorize(Qm.view(np.dtype((np.void, Qm.dtype.itemsize * Qm.shape[1]))).ravel())
+        n_distinct = int(inverse.max()) + 1 if len(inverse) else 0
+        if n_distinct <= DEDUP_SHARE * len(Qm):
+            first = np.unique(inverse, return_index=True)[1]  # each distinct row's first place
+            out = nearest_neighbors(Qm[first], R, k, block_bytes=block_bytes, return_distance=return_distance)
             return (out[0][inverse], out[1][inverse]) if isinstance(out, tuple) else out[inverse]
     return _search(Qm, R, k, exclude_self=exclude_self, block_bytes=block_bytes, return_distance=return_distance)
 
