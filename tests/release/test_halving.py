@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ppdm.release import release
@@ -294,3 +295,24 @@ def test_a_worker_with_nothing_else_measures_the_original_once() -> None:
     assert task is not None and task[0] == YARDSTICK and run.pick() is None  # once
     run.done(YARDSTICK, {"utility": {"x": 90.0}, "seconds": 0.5})  # type: ignore[arg-type]
     assert yardstick == {"utility": {"x": 90.0}, "seconds": 0.5} and run.running == 2
+
+
+def test_a_release_that_breaks_the_singling_out_limit_is_not_looked_up_for_linkability() -> None:
+    """The first pass's linkability is skipped only when the singling out (the same figures either way)
+    already breaks the policy's limit."""
+    from ppdm.attacks import encode_tables
+    from ppdm.release.criteria import anonymisation_of
+
+    rng = np.random.default_rng(3)
+    members = rng.normal(size=(300, 4)).round(3)
+    control = rng.normal(size=(300, 4)).round(3)
+    cats = [rng.choice(["a", "b", "c"], size=(300, 1)).astype(object) for _ in range(2)]
+    # the release copies its members: every predicate built from it singles them out
+    views = encode_tables([members, members, control], [cats[0], cats[0], cats[1]], ["w", "x", "y", "z"], ["k"])
+    full = anonymisation_of(views, seed=0, label=None, control="audited")
+    assert full["singling_out"]["risk"] > 0.05 and "linkability" in full
+    strict = anonymisation_of(views, seed=0, label=None, control="audited", singling_out_limit=0.05)
+    assert "linkability" not in strict
+    assert strict["singling_out"]["risk"] == full["singling_out"]["risk"]
+    loose = anonymisation_of(views, seed=0, label=None, control="audited", singling_out_limit=1.0)
+    assert loose["linkability"]["risk"] == full["linkability"]["risk"]

@@ -157,7 +157,10 @@ def test_the_tests_of_anonymisation_run_without_a_label_to_train_on(how: str, tm
                   use_cache=False, progress=False)
     by = {c["method"]: c for c in res.record["candidates"]}
     for c in by.values():
-        assert {"singling_out", "linkability"} <= set(c["risk"]), c["method"]
+        assert "singling_out" in c["risk"], c["method"]
+    assert "linkability" in by["mdav"]["risk"]
+    # the copy broke the singling-out limit at the first pass: it is not looked up for linkability as well
+    assert "linkability" not in by["noise"]["risk"]
     # numbers moved by a thousandth of a standard deviation and every category copied: singled out
     assert by["noise"]["risk"]["singling_out"]["risk"] > 0.05 and "singling out" in by["noise"]["verdict"]
     assert res.record["chosen"]["candidate"].startswith("mdav(k=20")
