@@ -95,5 +95,7 @@ def _on_pool(pick: Callable[[], Task | None], done: Callable[[Hashable, Any], No
             for future in running:
                 future.cancel()
         # the pool lives for this run only: joblib's own pools (a large table's confirmation, the attacks'
-        # workers) come from another factory of the same process-wide slot, which cannot take this one over
-        pool.shutdown(wait=finished_all, kill_workers=not finished_all)
+        # workers) come from another factory of the same process-wide slot, which cannot take this one over.
+        # Its idle workers take most of a second to exit (satimage's sweep: 0.78 s): they do so while the
+        # chosen release and the report are made, not before
+        pool.shutdown(wait=False, kill_workers=not finished_all)
