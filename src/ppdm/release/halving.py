@@ -526,7 +526,11 @@ class StagedRun:
         t = self.table
         floor = utility_floor(t.objective, majority_pct(t.y, t.folds) if t.y is not None and t.folds else None)
         self.front = {alive[j] for j in pareto_front([self.first[i] for i in alive], t.objective, floor=floor)}
-        self.queue = alive
+        # the front is measured fully whatever the others show: its costliest candidates first (a first pass's
+        # seconds foretell its full battery's), so that the sweep does not end on one long battery while the
+        # other workers idle; the rest, most useful first, then meet the best measured fully by the front
+        front = sorted((i for i in alive if i in self.front), key=lambda i: -float(self.first[i].get("seconds", 0.0)))
+        self.queue = front + [i for i in alive if i not in self.front]
 
     # -- what a result opens ---------------------------------------------------------------------------------
 
