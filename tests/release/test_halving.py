@@ -316,3 +316,27 @@ def test_a_release_that_breaks_the_singling_out_limit_is_not_looked_up_for_linka
     assert strict["singling_out"]["risk"] == full["singling_out"]["risk"]
     loose = anonymisation_of(views, seed=0, label=None, control="audited", singling_out_limit=1.0)
     assert loose["linkability"]["risk"] == full["linkability"]["risk"]
+
+
+def test_the_front_is_measured_fully_first_and_its_costliest_first() -> None:
+    """The front's full batteries run whatever the others show: the costliest (by its first pass's seconds)
+    first, so that the sweep does not end on one long battery; the rest follow, most useful first."""
+    from types import SimpleNamespace
+
+    from ppdm.release.halving import StagedRun
+
+    def first(util: float, risk: float, seconds: float) -> dict[str, Any]:
+        return {"method": "m", "params": {}, "utility": {"x": util}, "seconds": seconds,
+                "risk": {"reidentification": risk, "reidentification_excess": 0.0, "within_5pct": 0.0}}
+
+    jobs = [(str(i), "noise", {"scale": float(i)}) for i in range(4)]
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=None)
+    bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
+    run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
+                    bar, [], False, {})
+    # 0: the most useful (on the front); 1: a little less useful and riskier (not on the front);
+    # 2: the least useful and the least risky, its first pass the slowest (on the front); 3: dominated by 0
+    run.first = [first(90.0, 0.03, 0.2), first(89.0, 0.04, 0.3), first(60.0, 0.0, 1.0), first(80.0, 0.04, 2.0)]
+    run._open_queue()
+    assert run.front == {0, 2}
+    assert run.queue == [2, 0, 1, 3]
