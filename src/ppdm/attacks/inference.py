@@ -152,9 +152,9 @@ def inference_by_column(
     # identical released rows (a microaggregated group's row, released k times) are searched once, each
     # standing for its copies in the order of ties (as in the linkability's search): any copy tells the same value
     distinct, copies = distinct_rows(release)
-    pool = release.take(distinct) if len(distinct) < release.n_rows else release
-    terms = GowerTerms(targets, pool, nc, cc, ranges=column_ranges(release, members, control), rng=rng,
-                       weights=copies if len(distinct) < release.n_rows else None)
+    repeated = len(distinct) < release.n_rows
+    terms = GowerTerms(targets, release.take(distinct) if repeated else release, nc, cc,
+                       ranges=column_ranges(release, members, control), rng=rng, weights=copies if repeated else None)
     m = terms.n_columns
     nearest = {c: np.empty(targets.n_rows, dtype=np.int64) for c in secrets}
     # prefix and suffix sums: the distance without column p is before[p] + after[p + 1], summed in one order

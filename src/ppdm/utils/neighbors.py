@@ -16,7 +16,7 @@ BLOCK_BYTES = 64 * 1024**2
 #: values of the query-neighbour differences recomputed at a time (two such arrays: 4 MB)
 DISTANCE_CELLS = 262_144
 #: queries searched as their distinct rows when there are at least this many and at most this share distinct;
-#: not above DEDUP_MAX_ROWS, where finding them (a sorted copy of the queries) would cost the memory a large
+#: not above DEDUP_MAX_ROWS, where finding them (a hash table of the queries' rows) would cost the memory a large
 #: table's confirmation is kept within
 DEDUP_ROWS = 1000
 DEDUP_SHARE = 0.5
@@ -68,7 +68,8 @@ def nearest_neighbors(
         n_distinct = int(inverse.max()) + 1 if len(inverse) else 0
         if n_distinct <= DEDUP_SHARE * len(Qm):
             first = np.unique(inverse, return_index=True)[1]  # each distinct row's first place
-            out = nearest_neighbors(Qm[first], R, k, block_bytes=block_bytes, return_distance=return_distance)
+            out = _search(Qm[first], R, k, exclude_self=False, block_bytes=block_bytes,
+                          return_distance=return_distance)
             return (out[0][inverse], out[1][inverse]) if isinstance(out, tuple) else out[inverse]
     return _search(Qm, R, k, exclude_self=exclude_self, block_bytes=block_bytes, return_distance=return_distance)
 
