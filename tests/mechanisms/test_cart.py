@@ -111,3 +111,29 @@ def test_tail_coding_keeps_rare_and_extreme_values_out_of_the_release() -> None:
             released = B[rows, j]
             assert released.min() >= real[k - 1] - 1e-12 and released.max() <= real[-k] + 1e-12
             assert not (set(released) & rare - {real[k - 1], real[-k]})  # interior rare values are coded
+
+
+@pytest.mark.parametrize("max_fit_rows", [20_000, 300])
+def test_the_unvalidated_trees_release_what_the_validated_ones_do(monkeypatch: pytest.MonkeyPatch,
+                                                                   max_fit_rows: int) -> None:
+    """Finite input skips scikit-learn's validation of each tree's input; the release is the same as with it
+    (also when the trees are grown on a sample of the stratum and the other rows fall into their leaves)."""
+    import ppdm.mechanisms.cart as cart
+
+    X, y = _table(n=900, seed=3)
+    X[:, 0] *= 1e3  # values far from float32's precision
+    fast = CARTSynthesis(min_leaf=15, variables=[[2, 3, 4, 5]], max_fit_rows=max_fit_rows,
+                         random_state=7).fit_transform(X, y)
+    monkeypatch.setattr(cart, "_needs_validation", lambda R32: True)
+    checked = CARTSynthesis(min_leaf=15, variables=[[2, 3, 4, 5]], max_fit_rows=max_fit_rows,
+                            random_state=7).fit_transform(X, y)
+    assert np.array_equal(fast, checked)
+
+
+def test_non_finite_input_is_validated() -> None:
+    from ppdm.mechanisms.cart import _needs_validation
+
+    assert not _needs_validation(np.ones((3, 2), dtype=np.float32))
+    assert _needs_validation(np.array([[1.0, np.nan]], dtype=np.float32))
+    with np.errstate(over="ignore"):  # beyond float32: infinite there
+        assert _needs_validation(np.array([[1e39]]).astype(np.float32))
