@@ -71,6 +71,11 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     #: tree splits, real values drawn as they are): such a mechanism is given the data in its own units, so
     #: no preprocessed copy of the table is made
     _scale_free: ClassVar[bool] = False
+    #: False when every released column is made from its own original column alone (noise added to it, a
+    #: group's mean of it, its values swapped or drawn from a model of the records), never as a mix of several:
+    #: the ICA attack, which unmixes linear mixtures of the columns, has nothing to separate in such a release,
+    #: and the release sweep leaves it out of such a candidate's battery
+    _mixes_columns: ClassVar[bool] = True
     #: True when ``fit_transform(X, y, overwrite_input=True)`` may write the release into ``X`` and return it:
     #: :func:`~ppdm.flow.arrays.perturb_array` gives such a mechanism its own preprocessed copy this way, so
     #: a release-sized array is not made beside it (never the caller's table: the flag is off by default)

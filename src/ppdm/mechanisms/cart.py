@@ -97,6 +97,7 @@ class CARTSynthesis(Mechanism):
         Seed of the synthetic draws (key material).
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("seed_",)
     _stochastic = True
     _table_level: ClassVar[bool] = True

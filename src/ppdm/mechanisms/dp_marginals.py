@@ -94,6 +94,7 @@ class MarginalSynthesis(Mechanism):
     a synthetic table of the same layout, and the synthetic label in ``released_label_``.
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("seed_",)
     _stochastic = True
     _seed_reproducible: ClassVar[bool] = False

@@ -169,6 +169,7 @@ class DPGaussianCopula(Mechanism):
         Seed of the synthetic draws (key material).
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("seed_",)
     _stochastic = True
     _seed_reproducible: ClassVar[bool] = False

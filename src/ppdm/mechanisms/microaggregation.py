@@ -279,6 +279,7 @@ class MDAV(Mechanism):
     n_groups_ : int
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("groups_",)
     _table_level: ClassVar[bool] = True
     _keeps_no_row: ClassVar[bool] = True

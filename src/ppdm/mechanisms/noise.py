@@ -40,6 +40,7 @@ class AdditiveNoise(Mechanism):
         Seed of the noise stream (key material).
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("seed_",)
     _stochastic = True
     _releases_into_input: ClassVar[bool] = True
@@ -113,6 +114,7 @@ class MultiplicativeNoise(Mechanism):
         Seed of the noise stream (key material).
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("seed_",)
     _stochastic = True
 
@@ -164,6 +166,7 @@ class CorrelatedNoise(Mechanism):
         ``c = 1 / sqrt(1 + d)``.
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("seed_",)
     _stochastic = True
 

@@ -68,6 +68,7 @@ class RankSwap(Mechanism):
         Seed of the swaps (key material: it undoes the release).
     """
 
+    _mixes_columns: ClassVar[bool] = False
     _secret = ("seed_",)
     _stochastic = True
     _table_level: ClassVar[bool] = True

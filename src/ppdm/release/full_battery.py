@@ -22,15 +22,34 @@ import numpy as np
 
 from ppdm.release.trial import SweepTable, Trial, synthesises_records
 
-__all__ = ["full_battery", "battery"]
+__all__ = ["full_battery", "battery", "sweep_attacks"]
 
 
-def battery(table: SweepTable) -> list[str]:
-    """The attacks of the threat model a sweep runs (the seed search only for a user's seed)."""
+def battery(table: SweepTable, method: str | None = None) -> list[str]:
+    """The attacks of the threat model a sweep runs on a candidate of ``method``: the seed search only for a
+    user's seed, and ICA only where the mechanism may mix columns (:func:`sweep_attacks`)."""
+    return sweep_attacks(table.threat, method, seed_search=table.seed_known)
+
+
+def sweep_attacks(threat: str, method: str | None, *, seed_search: bool = True,
+                  same_columns: bool = True) -> list[str]:
+    """The attacks of ``threat`` for a candidate of ``method`` (None: every one) whose release has the
+    original's columns (``same_columns``) or not; the seed search only with ``seed_search``.
+
+    The attacker knows the mechanism (Kerckhoffs) and attacks it with what can work on it. ICA unmixes linear
+    mixtures of the columns (a rotation, a projection, a low-rank reconstruction); a mechanism that makes every
+    released column from its own original column alone (noise added to it, a group's mean of it, its values
+    swapped, synthetic records drawn from a model) leaves it nothing to unmix, and its reconstruction is then
+    no better than the face value and the linear estimate the battery runs anyway (a test keeps this so). It
+    was also the battery's costliest attack on tables with many categories (FastICA on every one-hot column:
+    about half of a full battery's attacks on a 2,000 x 22 categorical table).
+    """
     from ppdm.attacks import ThreatModel, applicable_attacks
+    from ppdm.release.trial import mixes_columns
 
-    return [a for a in applicable_attacks(ThreatModel.parse(table.threat), True)
-            if table.seed_known or a != "seed_search"]
+    unmixing = method is None or mixes_columns(method)
+    return [a for a in applicable_attacks(ThreatModel.parse(threat), same_columns)
+            if (seed_search or a != "seed_search") and (unmixing or a != "ica")]
 
 
 def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
@@ -50,7 +69,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     X_att, B_att, cats, columns = trial.attack_view(whole)
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
     rest = [scalar_items(r.to_dict()) for r in run_attacks_named(
-        X_att, B_att, table.threat, attacks=battery(table), random_state=table.seed, n_seeds=1, columns=columns,
+        X_att, B_att, table.threat, attacks=battery(table, method), random_state=table.seed, n_seeds=1, columns=columns,
         categories=cats, mechanism=trial.mechanism(), seed_scan=1000 if table.seed_known else 0,
         spaces=LINKAGE_SPACES if first.get("linkage_on") else LINKAGE_SPACES - FIRST_SPACES)]
     # the first pass's linkage spaces merged in, unless it linked another release (a synthesiser's fold)

@@ -202,6 +202,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     from ppdm.flow.synthesis import release_design, with_label
     from ppdm.metrics import value_metrics
     from ppdm.release.candidates import build_candidate, numeric_part
+    from ppdm.release.full_battery import sweep_attacks
     from ppdm.release.risk import (
         draws,
         linked_value_disclosure,
@@ -266,9 +267,13 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     replayed, replayed_params = numeric_part(method, params)
     mechanism = {"method": replayed, "params": replayed_params, "preprocess": preprocess, "y": y_tr}
 
+    # the attacks that can work on the mechanism (no ICA where it mixes no columns: see sweep_attacks)
+    battery = sweep_attacks(threat, method, seed_search=seed_known,
+                            same_columns=X_att.shape[1] == B_att.shape[1])
+
     def attack(rows: np.ndarray) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         res = [scalar_items(r.to_dict()) for r in run_attacks_named(
-            X_att, B_att, threat, random_state=seed, n_seeds=1, columns=columns, categories=cats,
+            X_att, B_att, threat, attacks=battery, random_state=seed, n_seeds=1, columns=columns, categories=cats,
             mechanism=mechanism, seed_scan=1000 if seed_known else 0, targets=np.sort(rows),
             seed_scan_seconds=SEED_SCAN_SECONDS)]
         return res, risk_of(res, n_rows=len(train))

@@ -193,6 +193,16 @@ def draws_from_model(method: str) -> bool:
     return mechanism_flag(method, "_draws_from_model")
 
 
+def mixes_columns(method: str) -> bool:
+    """Whether a candidate's mechanism (the numeric part of a combined candidate) may release a column as a mix
+    of several original columns (see ``Mechanism._mixes_columns``); a mechanism that does not say so may."""
+    from ppdm.registry import MECHANISMS
+    from ppdm.release.candidates import split_method
+
+    entry = MECHANISMS.get(split_method(method)[0])
+    return entry is None or bool(getattr(entry.load(), "_mixes_columns", True))
+
+
 def mechanism_flag(method: str, flag: str) -> bool:
     """A class attribute ``flag`` of a candidate's mechanism (the numeric part of a combined candidate)."""
     from ppdm.registry import MECHANISMS
