@@ -2,12 +2,12 @@
 
 On top of a candidate's first pass (:mod:`ppdm.release.first_pass`), whose measurements it keeps:
 
-* every other attack of the threat model on the release of every row, and the linkage's other spaces
-  (raw, standardised and projected spaces, k-NN distance profiles, one-to-one matching; the first pass's
-  spaces are merged in, so the linkage is the worst over all of them);
+* every other attack of the threat model that can work on the mechanism on the release of every row, and
+  the linkage's other spaces (raw, standardised and projected spaces, k-NN distance profiles, one-to-one
+  matching; the first pass's spaces are merged in, so the linkage is the worst over all of them);
 * the train-on-release models on the further held-out folds, pooled with the first fold's (not for a
-  synthesiser of whole records, whose every release fits a model: its utility and membership are the first
-  fold's);
+  synthesiser of whole records, whose every release fits a model: its utility, membership and attacks are the
+  first fold's release's, the fit the first pass made, and the record says so in ``attacks_on``);
 * the values read off the row an attacker finds for a person (the first fold's release, against its
   held-out real records), the sensitive columns' inference, membership and the inference of every column;
 * the cross-validated accuracies on the release itself and the neighbour preservation.
@@ -62,27 +62,35 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     t0 = time.perf_counter()
     clock = Clock()
     trial = Trial(table, method, params)
-    if first.get("fold0") is not None and table.folds:
+    adopted = first.get("fold0") is not None and bool(table.folds)
+    if adopted:
         trial.adopt("fold 0", table.folds[0][0], *first["fold0"])  # the first pass's fit, not a second one
-    whole = trial.release()
+    # a synthesiser of whole records fits a model per release: its utility and membership are measured on the
+    # first fold's release alone (the further folds would cost a model each), and so are its attacks when the
+    # first pass handed that release over. The release of every row would be one more fit of the same formally
+    # private model to a fifth more records, with fresh noise: a sibling of the published release, as the first
+    # fold's is (OpenDP's noise is drawn anew for the published release either way)
+    costly = synthesises_records(method)
+    on_fold = costly and adopted
+    whole = trial.release(table.folds[0][0], name="fold 0") if on_fold else trial.release()
     clock.lap("release")
     X_att, B_att, cats, columns = trial.attack_view(whole)
+    # the first pass's linkage spaces are merged in where it linked this same release (not a synthesiser's fold
+    # when the release of every row is attacked here)
+    merged = on_fold or not first.get("linkage_on")
     # one seed per attack keeps the sweep affordable; `ppdm attack` reports intervals over seeds
     rest = [scalar_items(r.to_dict()) for r in run_attacks_named(
-        X_att, B_att, table.threat, attacks=battery(table, method), random_state=table.seed, n_seeds=1, columns=columns,
-        categories=cats, mechanism=trial.mechanism(), seed_scan=1000 if table.seed_known else 0,
-        spaces=LINKAGE_SPACES if first.get("linkage_on") else LINKAGE_SPACES - FIRST_SPACES)]
-    # the first pass's linkage spaces merged in, unless it linked another release (a synthesiser's fold)
-    attacks = rest if first.get("linkage_on") else _merge_linkage(first["attacks"], rest)
+        X_att, B_att, table.threat, attacks=battery(table, method), random_state=table.seed, n_seeds=1,
+        columns=columns, categories=cats, mechanism=trial.mechanism(), seed_scan=1000 if table.seed_known else 0,
+        spaces=LINKAGE_SPACES - FIRST_SPACES if merged else LINKAGE_SPACES)]
+    attacks = _merge_linkage(first["attacks"], rest) if merged else rest
     clock.lap("attacks")
     util = dict(first["utility"])
     if table.y is not None:
         util.update(utility_scores(whole.design, whole.label, seed=table.seed))
-    util["neighbour_pct"] = neighbour_preservation(table.X, whole.design, seed=table.seed)
+    util["neighbour_pct"] = neighbour_preservation(table.X if whole.rows is None else table.X[whole.rows],
+                                                   whole.design, seed=table.seed)
     clock.lap("utility")
-    # a synthesiser of whole records fits a model per release: its utility and membership are measured on the
-    # first fold's release alone (the further folds would cost a model each)
-    costly = synthesises_records(method)
     if table.folds and len(table.folds) > 1 and not costly and table.y is not None:
         numeric = None if table.codec is None else table.codec.numeric_index_
         tstr = {k: v for k, v in first["utility"].items() if k.startswith("tstr_")}
@@ -106,6 +114,9 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     out = dict(first)
     out.pop("linkage_on", None)
     out.pop("fold0", None)
+    if on_fold:
+        out["attacks_on"] = ("the first fold's release (a fit to four fifths of the records, attacked against "
+                             "them); the published release is another fit of the same model to every record")
     out.update({"utility": util, "attacks": attacks, "risk": risk, "stage": "full battery",
                 "seconds": first.get("seconds", 0.0) + time.perf_counter() - t0,
                 "timings": {**first.get("timings", {}), "full battery": clock.laps}})
