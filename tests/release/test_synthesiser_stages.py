@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("mbi")
 pytest.importorskip("opendp")
 
 
-def test_the_full_battery_adopts_the_first_folds_fit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("with_category", [False, True])
+def test_the_full_battery_adopts_the_first_folds_fit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     with_category: bool) -> None:
     import ppdm.flow.synthesis as synthesis
     from ppdm import datasets
     from ppdm.release.config import default_config
@@ -23,6 +26,8 @@ def test_the_full_battery_adopts_the_first_folds_fit(tmp_path: Path, monkeypatch
 
     df = datasets.load("wdbc").sample(240, random_state=1).reset_index(drop=True)
     df = df[[*df.columns[:6], "class"]]
+    if with_category:  # a whole table: its held-out tests read decoded releases
+        df.insert(0, "band", np.where(df.iloc[:, 0] > df.iloc[:, 0].median(), "high", "low"))
     src = tmp_path / "t.csv"
     df.to_csv(src, index=False)
     prep = prepare_table(TableSpec(src, label="class"), default_config(), seed=0, screen_above=20000)

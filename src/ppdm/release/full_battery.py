@@ -104,7 +104,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     linked = sensitive = None
     if table.folds:
         train, test = table.folds[0]
-        linked, sensitive = _held_out_risk(trial, trial.release(train, name="fold 0"), test)
+        linked, sensitive = _held_out_risk(trial, trial.release(train, name="fold 0"), test, whole)
         clock.lap("held-out risk")
     held = first.get("held_out") or {}
     risk = with_linked_risk(risk_of(attacks), linked, sensitive) | held.get("tests", {})
@@ -164,9 +164,10 @@ def _union(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
             "excess": max(0.0, rate - chance)}
 
 
-def _held_out_risk(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str, Any] | None, Any]:
+def _held_out_risk(trial: Trial, part: Any, test: np.ndarray, whole: Any) -> tuple[dict[str, Any] | None, Any]:
     """Values read off the row an attacker finds, and the sensitive columns' inference, for the people of the
-    first fold's release against its held-out real records."""
+    first fold's release against its held-out real records; ``whole``: the release the battery attacks (whose
+    l-diversity is reported), never made here."""
     from ppdm.release.risk import linked_value_disclosure, sensitive_risk
 
     t = trial.table
@@ -178,5 +179,5 @@ def _held_out_risk(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str,
     X_att = original.numbers if codec.numeric_names else t.X
     linked = linked_value_disclosure(X_att[train], part.numbers, X_att[test])
     sensitive = sensitive_risk(codec, t.X[train], t.X[test], part.design, original.take(train),
-                               original.take(test), part.published, trial.release().published, rows=train)
+                               original.take(test), part.published, whole.published, rows=train)
     return linked, sensitive
