@@ -196,17 +196,14 @@ def draws_from_model(method: str) -> bool:
 def mixes_columns(method: str) -> bool:
     """Whether a candidate's mechanism (the numeric part of a combined candidate) may release a column as a mix
     of several original columns (see ``Mechanism._mixes_columns``); a mechanism that does not say so may."""
+    return mechanism_flag(method, "_mixes_columns", default=True)
+
+
+def mechanism_flag(method: str, flag: str, *, default: bool = False) -> bool:
+    """A class attribute ``flag`` of a candidate's mechanism (the numeric part of a combined candidate);
+    ``default`` for a mechanism that does not set it, or a method the registry does not know."""
     from ppdm.registry import MECHANISMS
     from ppdm.release.candidates import split_method
 
     entry = MECHANISMS.get(split_method(method)[0])
-    return entry is None or bool(getattr(entry.load(), "_mixes_columns", True))
-
-
-def mechanism_flag(method: str, flag: str) -> bool:
-    """A class attribute ``flag`` of a candidate's mechanism (the numeric part of a combined candidate)."""
-    from ppdm.registry import MECHANISMS
-    from ppdm.release.candidates import split_method
-
-    entry = MECHANISMS.get(split_method(method)[0])
-    return bool(entry is not None and getattr(entry.load(), flag, False))
+    return default if entry is None else bool(getattr(entry.load(), flag, default))
