@@ -17,7 +17,7 @@ import pytest
 
 from ppdm.exceptions import MissingDependencyError
 from ppdm.mechanisms import DPGaussianCopula
-from ppdm.mechanisms.dp_synthetic import BUDGET_SHARES, nearest_correlation
+from ppdm.mechanisms.dp_synthetic import BUDGET_SHARES, FIXED_POINT_SLACK, nearest_correlation
 
 
 def _data(n: int = 300, m: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -84,24 +84,48 @@ def test_the_budget_is_openDPs_conversion_of_epsilon_delta(dp, fitted) -> None: 
 def test_noise_scales_equal_openDPs_calibration(dp, fitted) -> None:  # type: ignore[no-untyped-def]
     mech, _, X, _ = fitted
     m = X.shape[1]
+    pairs = m * (m - 1) // 2
     # the sensitivities: a changed record moves one count in each column's histogram (in and out of a bin),
-    # and changes the off-diagonal sums of products of its clipped score vector (norm^2 <= m) by sqrt(2) m
+    # and changes the off-diagonal sums of products of its clipped score vector (norm^2 <= m) by sqrt(2) m;
+    # those are measured in fixed point, each rounded sum moving by at most one more
     assert mech.query_names_ == ["histograms", "correlation sums"]
-    np.testing.assert_allclose(mech.sensitivities_, [math.sqrt(2 * m), math.sqrt(2) * m])
+    unit = mech.units_[1]
+    assert mech.units_[0] == 1.0 and unit == round(unit) and unit >= 1
+    assert math.sqrt(pairs) <= FIXED_POINT_SLACK * unit * math.sqrt(2) * m  # the rounding's share is small
+    np.testing.assert_allclose(mech.sensitivities_, [math.sqrt(2 * m), unit * math.sqrt(2) * m + math.sqrt(pairs)])
     shares = np.array([BUDGET_SHARES["marginals"], BUDGET_SHARES["correlation"]])
     np.testing.assert_allclose(mech.rho_, mech.rho_total_ * shares / shares.sum(), rtol=1e-12)
-    vec = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    ints = dp.vector_domain(dp.atom_domain(T=dp.i64))
+    floats = dp.vector_domain(dp.atom_domain(T=float, nan=False))
     l2 = dp.l2_distance(T=float)
     for sens, rho, got in zip(mech.sensitivities_, mech.rho_, mech.scales_, strict=True):
-        expected = dp.binary_search_param(lambda s: dp.m.make_gaussian(vec, l2, s), d_in=float(sens), d_out=rho)
+        expected = dp.binary_search_param(lambda s: dp.m.make_gaussian(ints, l2, s), d_in=float(sens), d_out=rho)
         assert got == pytest.approx(expected, rel=1e-9)
         # the scale spends the query's share and no more
-        assert dp.m.make_gaussian(vec, l2, got).map(float(sens)) <= rho
+        assert dp.m.make_gaussian(ints, l2, got).map(float(sens)) <= rho
+    # in the sums' own terms, the fixed point adds at most the slack to the noise of a Gaussian on floats
+    on_floats = dp.binary_search_param(lambda s: dp.m.make_gaussian(floats, l2, s), d_in=math.sqrt(2) * m,
+                                       d_out=mech.rho_[1])
+    assert on_floats <= mech.scales_[1] / unit <= on_floats * (1 + FIXED_POINT_SLACK) * (1 + 1e-9)
     # the total: every measurement's loss (OpenDP's maps) composes within the stated guarantee
-    spent = sum(dp.m.make_gaussian(vec, l2, s).map(float(d)) for d, s in zip(mech.sensitivities_, mech.scales_,
-                                                                              strict=True))
+    spent = sum(dp.m.make_gaussian(ints, l2, s).map(float(d)) for d, s in zip(mech.sensitivities_, mech.scales_,
+                                                                            strict=True))
     assert spent <= mech.rho_total_ * (1 + 1e-12)
     assert _approx_epsilon(dp, spent, 1e-6) <= 2.0 * (1 + 1e-12)
+
+
+def test_the_fixed_points_rounding_stays_within_its_share_of_the_sensitivity() -> None:
+    # two neighbours' real sums differ by at most s in L2; rounded in the unit u, by at most u s + sqrt(P)
+    rng = np.random.default_rng(3)
+    m = 12
+    pairs, s = m * (m - 1) // 2, math.sqrt(2) * m
+    unit = math.ceil(math.sqrt(pairs) / (FIXED_POINT_SLACK * s))
+    for _ in range(200):
+        a = rng.normal(0, 50, pairs)
+        step = rng.normal(0, 1, pairs)
+        b = a + step / np.linalg.norm(step) * s * rng.uniform(0, 1)
+        moved = np.linalg.norm(np.rint(a * unit) - np.rint(b * unit))
+        assert moved <= unit * s + math.sqrt(pairs)
 
 
 def test_the_histograms_carry_noise_of_that_scale(fitted) -> None:  # type: ignore[no-untyped-def]
