@@ -114,6 +114,15 @@ def test_noise_scales_equal_openDPs_calibration(dp, fitted) -> None:  # type: ig
     assert _approx_epsilon(dp, spent, 1e-6) <= 2.0 * (1 + 1e-12)
 
 
+def test_a_one_column_table_is_released(dp) -> None:  # type: ignore[no-untyped-def]
+    # no pair of columns: the sums of products are an empty query, which still gets a scale
+    X, y = _data(120, 1)
+    mech = DPGaussianCopula(epsilon=1.0, bounds=3.0, random_state=0)
+    out = mech.fit_transform(X, y)
+    assert out.shape == X.shape and np.isfinite(out).all()
+    assert mech.units_[1] == 1.0 and mech.sensitivities_[1] == pytest.approx(math.sqrt(2))
+
+
 def test_the_fixed_points_rounding_stays_within_its_share_of_the_sensitivity() -> None:
     # two neighbours' real sums differ by at most s in L2; rounded in the unit u, by at most u s + sqrt(P)
     rng = np.random.default_rng(3)

@@ -316,7 +316,8 @@ class DPGaussianCopula(Mechanism):
         # labels are public, so no other class's), each rounded sum by at most its real change times the unit,
         # plus one (two roundings of at most a half). The unit makes that extra at most FIXED_POINT_SLACK
         pairs = m * (m - 1) // 2
-        unit = float(math.ceil(math.sqrt(pairs) / (FIXED_POINT_SLACK * corr_sens)))
+        # (at least 1: a one-column table has no pair, and its empty query still needs a scale)
+        unit = float(max(1, math.ceil(math.sqrt(pairs) / (FIXED_POINT_SLACK * corr_sens))))
         fixed_sens = unit * corr_sens + math.sqrt(pairs)
 
         # the budget: the largest rho whose composition OpenDP converts to within (epsilon, delta)
