@@ -14,8 +14,8 @@ The measurements, in order (one adaptive composition, zero-concentrated DP, conv
    chosen after step 2's answer (adaptive composition).
 
 Both Gaussian measurements are made on integers, with OpenDP's discrete Gaussian: the histograms are counts,
-and the sums of products are answered in fixed point (multiplied by ``unit_`` and rounded), the rounding's
-own change added to the stated sensitivity. Its share of the noise is at most ``FIXED_POINT_SLACK`` (0.1 %);
+and the sums of products are answered in fixed point (multiplied by a unit, ``units_[1]``, and rounded), the
+rounding's own change added to the stated sensitivity. Its share of the noise is at most ``FIXED_POINT_SLACK`` (0.1 %);
 OpenDP samples a discrete Gaussian about six times faster than its exact Gaussian on floats (10 against 65
 microseconds a value), and a wide table's sums of products are tens of thousands of values a fit.
 
