@@ -106,12 +106,15 @@ def projgrad_sq(grad: np.ndarray, X: np.ndarray) -> float:
 # ------------------------------------------------------------------------------------- subproblems
 
 
-def hals_sweep(X: np.ndarray, G: np.ndarray, R: np.ndarray) -> float:
+def hals_sweep(X: np.ndarray, G: np.ndarray, R: np.ndarray, diag: list[float] | None = None) -> float:
     """One coordinate-descent sweep over the rows of X (in place); returns the squared distance moved.
 
-    The columns of X are independent, so a column block is swept alone (the partitioned backend).
+    The columns of X are independent, so a column block is swept alone (the partitioned backend). ``diag``:
+    ``G``'s diagonal as Python floats, when the caller sweeps the same ``G`` again (on small factors the sweeps
+    are many and short, and taking the diagonal each time was a sixth of their cost).
     """
-    diag = np.diag(G)
+    if diag is None:
+        diag = G.diagonal().tolist()
     moved = 0.0
     for k in range(X.shape[0]):
         if diag[k] <= 0:
@@ -132,8 +135,9 @@ def hals_stop(moved: float, first: float) -> bool:
 def _hals_step(X: np.ndarray, G: np.ndarray, R: np.ndarray, max_sweeps: int) -> np.ndarray:
     """Coordinate-descent sweeps over the rows of X (in place); repeats while a sweep still moves X a lot."""
     first = None
+    diag = G.diagonal().tolist()
     for _ in range(max_sweeps):
-        moved = hals_sweep(X, G, R)
+        moved = hals_sweep(X, G, R, diag)
         if first is None:
             first = moved
         if hals_stop(moved, first):
