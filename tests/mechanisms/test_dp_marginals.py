@@ -364,6 +364,41 @@ def test_aims_first_model_in_closed_form_is_private_pgms_estimate(star: bool) ->
     assert err_ours <= 1.05 * err_theirs
 
 
+@pytest.mark.parametrize("cliques", [
+    [("c0",), ("c1",), ("c2",), ("c3",), ("c0", "c1"), ("c1", "c2"), ("c2", "c3")],  # a chain
+    [("c0",), ("c3",), ("c0", "c1"), ("c1", "c2"), ("c0", "c2", "c3"), ("c1", "c3")],  # a cycle: fill-in
+])
+def test_the_fits_estimator_ends_at_private_pgms_potentials(cliques: list[tuple[str, ...]]) -> None:
+    """The fit's estimator (the uniform start written down, the potentials returned as they are) iterates to
+    Private-PGM's own mirror descent's potentials from the same noisy marginals."""
+    import warnings
+
+    from ppdm.mechanisms.dp_marginals import ESTIMATION_ITERS, lean_mirror_descent, load_mbi
+
+    mbi = load_mbi()
+    rng = np.random.default_rng(5)
+    n, sizes = 600, [4, 3, 5, 2]
+    data = np.column_stack([rng.integers(0, s, n) for s in sizes])
+    data[:, 1] = (data[:, 0] + rng.integers(0, 2, n)) % 3
+    data[:, 3] = (data[:, 2] > 2) ^ (rng.random(n) < 0.2)
+    domain = mbi.Domain([f"c{j}" for j in range(4)], sizes)
+    found = []
+    for cl in cliques:
+        cols = [int(c[1:]) for c in cl]
+        shape = tuple(sizes[j] for j in cols)
+        counts = np.bincount(np.ravel_multi_index(tuple(data[:, j] for j in cols), shape),
+                             minlength=int(np.prod(shape))).astype(float)
+        found.append(mbi.LinearMeasurement(counts + rng.normal(0, 4.0, counts.size), cl, 4.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = mbi.estimation.MirrorDescent().estimate(domain, found, known_total=float(n),
+                                                         iters=ESTIMATION_ITERS).potentials
+        ours = lean_mirror_descent()().estimate(domain, found, known_total=float(n), iters=ESTIMATION_ITERS)
+    assert ours.cliques == theirs.cliques
+    for cl in ours.cliques:
+        np.testing.assert_allclose(np.asarray(ours[cl].values), np.asarray(theirs[cl].values), rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("given", [None, "--xla_cpu_use_fusion_emitters=true"])
 def test_xla_flags_are_set_for_jax_unless_the_environment_sets_them(given: str | None) -> None:
     """The compile-time flags reach a fresh process's JAX, which accepts them (XLA stops on an unknown flag), and
