@@ -53,6 +53,30 @@ def test_default_splits_start_with_anonymeters_halves_without_the_label() -> Non
         assert not set(a) & set(b) and set(a) | set(b) == set(df.columns)
 
 
+def test_one_column_beside_the_label_is_split_from_the_label() -> None:
+    """No usual split without two columns besides the label: the halvings of every column pair the column
+    with the label. Released as they are, a member's number finds its own row and a label shared by pairs of
+    members finds it half the time; a label of two classes, one row among half of them."""
+    members, control = _people(300, 9)[["x0"]], _people(150, 10)[["x0"]]
+    members["label"], control["label"] = (np.arange(300) // 2).astype(str), (np.arange(150) // 2 + 1000).astype(str)
+    r, m, c = from_frames([members, members, control])
+    splits = default_splits(r, rng=np.random.default_rng(0), label="label")
+    assert splits and all({*a, *b} == {"x0", "label"} and len(a) == len(b) == 1 for a, b in splits)
+    res = linkability(r, m, c, rng=np.random.default_rng(0), label="label")
+    assert 0.35 < res["risk"] < 0.65
+    members["label"] = np.where(members["x0"] > 0, "p", "q")
+    r, m, c = from_frames([members, members, control.assign(label=np.where(control["x0"] > 0, "p", "q"))])
+    assert linkability(r, m, c, rng=np.random.default_rng(0), label="label")["risk"] < 0.05
+
+
+def test_a_one_column_release_has_nothing_to_link() -> None:
+    t, = from_frames([_people(50, 11)[["x0"]]])
+    res = linkability(t, t, t, rng=np.random.default_rng(0))
+    assert res["risk"] == 0.0 and "one column" in res["not_applicable"]
+    with pytest.raises(ParameterError, match="two columns"):
+        default_splits(t, rng=np.random.default_rng(0))
+
+
 def test_the_worst_split_is_reported_with_its_columns() -> None:
     members, control = _people(300, 3), _people(150, 4)
     weak = members.copy()

@@ -37,6 +37,16 @@ def test_nobody_feasible_names_attribute_inference_as_binding() -> None:
         choose([_cand(95.0, 0.25), _cand(90.0, 0.40)], Policy(objective="tstr_knn_pct"))
 
 
+def test_nobody_feasible_also_names_the_candidates_that_failed() -> None:
+    failed = {"method": "cart", "params": {"min_leaf": 20}, "failed": "ParameterError: something broke"}
+    with pytest.raises(ParameterError, match=r"closest is mdav\(k=10\).*1 candidate\(s\) failed, the first: "
+                                             r"cart\(min_leaf=20\): ParameterError: something broke"):
+        choose([_cand(95.0, 0.25), failed], Policy(objective="tstr_knn_pct"))
+    with pytest.raises(ParameterError) as e:
+        choose([_cand(95.0, 0.25)], Policy(objective="tstr_knn_pct"))
+    assert "failed" not in str(e.value)
+
+
 def test_shown_columns_that_single_out_records_are_named_from_their_uniqueness_alone() -> None:
     import numpy as np
 

@@ -188,6 +188,29 @@ def test_one_class_label_still_releases(cli, data: Path, tmp_path: Path) -> None
     assert "not measurable" in rec["utility_note"] and rec["policy"]["objective"] == "neighbour_pct"
 
 
+@pytest.mark.parametrize("label", [True, False])
+def test_a_table_of_one_column_is_released(cli, tmp_path: Path, label: bool) -> None:
+    """One number (and a label or not): linkability splits the column from the label, or has nothing to link,
+    and there is no other column to infer the number from; the policy's default limits hold with MDAV. (Both
+    tests refused such a table, and every candidate failed.)"""
+    rng = np.random.default_rng(6)
+    df = pd.DataFrame({"a": rng.normal(size=300)})
+    if label:
+        df["cls"] = np.where(df["a"] + rng.normal(size=300) > 0, "p", "q")
+    src = tmp_path / "one.csv"
+    df.to_csv(src, index=False)
+    code, out, err = cli("release", src, *(["--label", "cls"] if label else []), "--methods", "mdav", "--no-cache",
+                         "-o", tmp_path / "o")
+    assert code == 0, err
+    rec = json.loads((tmp_path / "o" / "release.json").read_text())
+    link = rec["chosen"]["risk"]["linkability"]
+    if label:
+        assert link["splits"] and all({*a, *b} == {"a", "cls"} for a, b in (s["columns"] for s in link["splits"]))
+    else:
+        assert link["risk"] == 0.0 and "one column" in link["not_applicable"]
+        assert "linkability not applicable" in out
+
+
 def test_key_material_is_never_echoed(cli, data: Path, tmp_path: Path) -> None:
     code, out, err = cli("perturb", data, "--method", "noise", "-p", "random_state=987654", "-o", tmp_path / "k.csv")
     assert code == 0 and "987654" not in out + err

@@ -41,15 +41,18 @@ Split = tuple[tuple[str, ...], tuple[str, ...]]
 
 def default_splits(table: MixedTable, *, rng: np.random.Generator, label: str | None = None,
                    n_random: int = 3) -> list[Split]:
-    """anonymeter's usual split (the columns but ``label`` in table order, halved) and ``n_random`` seeded
-    random halvings of every column; each distinct split once."""
-    cols = [c for c in table.columns if c != label]
-    if len(cols) < 2:
-        raise ParameterError("linkability needs at least two columns besides the label to split between sources")
-    half = len(cols) // 2
-    out: list[Split] = [(tuple(cols[:half]), tuple(cols[half:]))]
-    seen = {frozenset((frozenset(out[0][0]), frozenset(out[0][1])))}
+    """anonymeter's usual split (the columns but ``label`` in table order, halved; when there are two or more)
+    and ``n_random`` seeded random halvings of every column; each distinct split once."""
     every = list(table.columns)
+    if len(every) < 2:
+        raise ParameterError("linkability needs at least two columns to split between sources")
+    cols = [c for c in every if c != label]
+    out: list[Split] = []
+    seen = set()
+    if len(cols) >= 2:
+        half = len(cols) // 2
+        out.append((tuple(cols[:half]), tuple(cols[half:])))
+        seen.add(frozenset((frozenset(out[0][0]), frozenset(out[0][1]))))
     for _ in range(n_random):
         perm = [every[i] for i in rng.permutation(len(every))]
         a, b = tuple(perm[: len(perm) // 2]), tuple(perm[len(perm) // 2:])
@@ -111,6 +114,12 @@ def linkability(
         sampled).
     """
     check_same_columns(release, members, control)
+    if splits is None and len(release.columns) < 2:
+        # one column: no two sources hold disjoint parts of it, so nothing can be linked through the release
+        # (singling out and re-identification measure what a single column discloses)
+        return {"risk": 0.0, "interval": [0.0, 0.0], "not_applicable": "the release has one column: there are no "
+                "two sets of columns for two sources to link", "splits": [],
+                "n_targets": {"members": 0, "control": 0}}
     chosen = list(splits) if splits is not None else default_splits(release, rng=rng, label=label,
                                                                      n_random=n_random_splits)
     if not chosen:

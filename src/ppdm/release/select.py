@@ -202,10 +202,14 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         if held:  # every candidate that holds the policy was measured on a sample only
             raise ParameterError(f"no candidate was confirmed to hold the policy; {_label(cands[held[0]])} held it "
                                  "on the sample; give --methods with fewer candidates or relax the policy")
+        failed = [x for x in cands if "failed" in x]
+        # candidates that failed may be the ones that would have held the policy: the message names them
+        also = (f"; {len(failed)} candidate(s) failed, the first: {_label(failed[0])}: {failed[0]['failed']}"
+                if failed else "")
         raise ParameterError(
             f"no candidate satisfies the policy (binding: {binding_test(c, policy)}); closest is {_label(c)}: "
-            f"{reasons[closest]}; relax the policy's limits (policy.max_* in --config, or --max-singling-out / "
-            "--max-linkability) or add stronger mechanisms"
+            f"{reasons[closest]}{also}; relax the policy's limits (policy.max_* in --config, or --max-singling-out "
+            "/ --max-linkability) or add stronger mechanisms"
         )
     best = max(feasible, key=lambda i: (_utility(cands[i], obj), -risk_score(cands[i]), -cands[i]["value"]["re"]))
     for i in range(len(cands)):

@@ -158,7 +158,8 @@ def _tests_line(risk: dict[str, Any]) -> str | None:
         parts.append(f"singling out {so['risk']:.1%} ({so.get('family', '')} predicates; "
                      f"{(so.get('equal_size') or {}).get('risk', 0.0):.1%} against a control as large as the table)")
     if lk:
-        parts.append(f"linkability {lk['risk']:.1%}")
+        parts.append("linkability not applicable (one column)" if lk.get("not_applicable")
+                     else f"linkability {lk['risk']:.1%}")
     if mb:
         parts.append(f"membership advantage {mb['overall']['advantage']:.1%} overall and "
                      f"{mb['outliers']['advantage']:.1%} on the {mb['outliers'].get('n_outliers', 20)} most outlying "
