@@ -59,6 +59,31 @@ def _first(eps: float, holds: bool) -> dict[str, Any]:
     return {"method": "dp-aim", "params": {"epsilon": eps, "delta": 1e-9}, "risk": risk, "utility": {"x": 1.0}}
 
 
+def _near(eps: float) -> dict[str, Any]:
+    """A first pass that breaks the policy only just: re-identified 2 points beyond the 5 % limit."""
+    risk = {"reidentification": 0.08, "reidentification_excess": 0.07, "within_5pct": 0.0}
+    return {"method": "dp-aim", "params": {"epsilon": eps, "delta": 1e-9}, "risk": risk, "utility": {"x": 1.0}}
+
+
+def test_a_top_near_the_policy_is_followed_by_the_rung_below_it() -> None:
+    jobs = [("a", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]
+    ladder, policy = [0, 1, 2, 3], Policy()
+    first: list[dict[str, Any]] = [{} for _ in jobs]
+    first[0] = _near(4.0)
+    assert ladder_rungs(ladder, first, policy) == [1]  # not the bottom
+    first[1] = _near(2.0)
+    assert ladder_rungs(ladder, first, policy) == [2]
+    first[2] = _first(1.0, True)
+    assert ladder_rungs(ladder, first, policy) == []  # epsilon 1 holds: epsilon 0.5 is no more useful
+    first[2] = _first(1.0, False)
+    assert ladder_rungs(ladder, first, policy) == [3]  # the bottom last
+    first[3] = _first(0.5, False)
+    assert ladder_rungs(ladder, first, policy) == []
+    first = [{} for _ in jobs]
+    first[0] = _first(4.0, False)  # far beyond the limit (re-identified 50 %)
+    assert ladder_rungs(ladder, first, policy) == [3]
+
+
 def test_an_epsilon_ladder_is_climbed_down_from_its_top() -> None:
     jobs = [("a", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (1.0, 4.0, 0.5, 2.0)]
     jobs += [("b", "mdav", {"k": 20}), ("c", "noise", {"epsilon": 1.0})]  # not formal synthesisers: no ladder
@@ -99,10 +124,11 @@ def test_an_epsilon_ladder_is_climbed_down_from_its_top() -> None:
 class _Measured:
     """A sweep cache that holds every first pass already (what each rung measured), and counts the asks."""
 
-    def __init__(self, jobs: list[tuple[str, str, dict[str, Any]]], holds: dict[float, bool]) -> None:
+    def __init__(self, jobs: list[tuple[str, str, dict[str, Any]]], holds: dict[float, bool | str]) -> None:
         import hashlib
 
-        self.hits = {hashlib.sha256(f"first:{key}".encode()).hexdigest(): _first(p["epsilon"], holds[p["epsilon"]])
+        self.hits = {hashlib.sha256(f"first:{key}".encode()).hexdigest():
+                     _near(p["epsilon"]) if holds[p["epsilon"]] == "near" else _first(p["epsilon"], holds[p["epsilon"]])
                      for key, _, p in jobs}
         self.asked: list[float] = []
 
@@ -121,9 +147,12 @@ class _Measured:
      {2.0: "epsilon 0.5 of the same mechanism breaks", 1.0: "epsilon 0.5 of the same mechanism breaks"}),
     ({4.0: True, 2.0: True, 1.0: True, 0.5: True}, [4.0],
      dict.fromkeys((2.0, 1.0, 0.5), "epsilon 4 of the same mechanism holds")),
+    # the top near the policy: climbed down one rung at a time
+    ({4.0: "near", 2.0: "near", 1.0: True, 0.5: True}, [4.0, 2.0, 1.0], {0.5: "epsilon 1 of the same mechanism holds"}),
+    ({4.0: "near", 2.0: False, 1.0: False, 0.5: False}, [4.0, 2.0, 1.0, 0.5], {}),
 ])
 def test_a_ladder_measures_only_the_rungs_it_needs_and_says_why_of_the_others(
-        holds: dict[float, bool], measured: list[float], why: dict[float, str]) -> None:
+        holds: dict[float, bool | str], measured: list[float], why: dict[float, str]) -> None:
     from types import SimpleNamespace
 
     jobs = [(f"eps{e}", "dp-aim", {"epsilon": e, "delta": 1e-9}) for e in (4.0, 2.0, 1.0, 0.5)]

@@ -7,7 +7,7 @@ from typing import Any
 from ppdm.exceptions import ParameterError
 
 __all__ = ["risk_score", "pareto_front", "utility_floor", "LABEL_ACCURACIES", "choose", "meets_policy",
-           "policy_violations", "binding_test", "passthrough_uniqueness"]
+           "policy_violations", "binding_test", "passthrough_uniqueness", "shortfall"]
 
 
 def risk_score(c: dict[str, Any]) -> float:
@@ -108,7 +108,7 @@ def _fully_measured(c: dict[str, Any]) -> bool:
     return not _screened_only(c) and c.get("stage", "full battery") != "first pass"
 
 
-def _shortfall(c: dict[str, Any], policy: Any) -> float:
+def shortfall(c: dict[str, Any], policy: Any) -> float:
     """How far a candidate is from holding the policy: the sum of its excesses over the limits."""
     total = max(_reid(c) - policy.max_reidentification, 0) + max(c["risk"]["within_5pct"] - policy.max_within_5pct, 0)
     total += max(_inference(c)[0] - policy.max_attribute_inference, 0)
@@ -196,7 +196,7 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         if not ok:
             raise ParameterError(f"every candidate failed; the first: {_label(cands[0])}: {cands[0]['failed']}")
         _check_passthrough(shown, categories, r_max, uniqueness)
-        closest = min(ok, key=lambda i: _shortfall(cands[i], policy))
+        closest = min(ok, key=lambda i: shortfall(cands[i], policy))
         c = cands[closest]
         held = [i for i in ok if not reasons[i]]
         if held:  # every candidate that holds the policy was measured on a sample only
