@@ -11,7 +11,8 @@ import pytest
 
 from ppdm.release import release
 from ppdm.release.config import Policy, ReleaseConfig
-from ppdm.release.halving import epsilon_ladders, first_passes, ladder_rungs
+from ppdm.release.halving import first_passes
+from ppdm.release.ladder import epsilon_ladders, ladder_rungs
 
 GRID: list[dict[str, Any]] = [
     {"method": "mdav", "grid": {"k": [20, 50]}},

@@ -214,7 +214,7 @@ def _release(
             everything = staged_sweep(table, jobs, cache, workers=sweep_workers(cfg), progress=progress,
                                       full=full_battery, timings=timings, yardstick=yardstick)
             del table
-    # the rungs of an epsilon ladder that its ends made needless (see ppdm.release.halving.ladder_rungs)
+    # the rungs of an epsilon ladder that its ends made needless (see ppdm.release.ladder.ladder_rungs)
     not_measured = [c for c in everything if "not_measured" in c]
     failed, cands = split_failed([c for c in everything if "not_measured" not in c])
     from ppdm.release.table import original_utility

@@ -300,7 +300,7 @@ def release_on_cluster(spec: TableSpec, cfg: Any, key: Any, out: Path, force: bo
                    "label_name": spec.label}
         everything = screen_and_confirm(None, None, jobs, cfg, cache, progress, seed, context, source=table,
                                         sample=facts.pop("sample"), n_rows=rows)
-        # the rungs of an epsilon ladder its ends settled are left out (ppdm.release.halving.ladder_rungs)
+        # the rungs of an epsilon ladder its ends settled are left out (ppdm.release.ladder.ladder_rungs)
         failed, cands = split_failed([c for c in everything if "not_measured" not in c])
         note = sweep_notes(facts["label_note"], n=rows, y_rows=facts["y_rows"], where=where, on_workers=kind,
                            parts=sizes)

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ppdm.release.ladder import epsilon_ladders, ladder_rungs, near_the_policy, not_measured_record
 from ppdm.release.trial import SweepTable
 
 __all__ = ["SCORING_VERSION", "FULL_WEIGHT", "staged_sweep", "first_passes", "could_beat"]
@@ -94,9 +95,9 @@ def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cach
                 run.first[i] = run.results[i] = {"method": jobs[i][1], "params": jobs[i][2],
                                                  "not_measured": run.outclassed[i]}
             elif not run.first[i]:
-                run.first[i] = run.results[i] = _not_measured(jobs[i], [run.first[j] for j in ladder[:pos]],
-                                                              [run.first[j] for j in ladder[pos + 1:]], table.policy,
-                                                              outclassed=run._outclassed(i))
+                run.first[i] = run.results[i] = not_measured_record(
+                    jobs[i], [run.first[j] for j in ladder[:pos]], [run.first[j] for j in ladder[pos + 1:]],
+                    table.policy, outclassed=run._outclassed(i))
     return run
 
 
@@ -108,97 +109,6 @@ def _alive(first: list[dict[str, Any]], idx: list[int], table: SweepTable) -> li
     out = [i for i in idx if "failed" not in first[i] and "not_measured" not in first[i]
            and meets_policy(first[i], table.policy) and obj in first[i]["utility"]]
     return sorted(out, key=lambda i: -float(first[i]["utility"][obj]))
-
-
-def epsilon_ladders(jobs: list[tuple[str, str, dict[str, Any]]]) -> list[list[int]]:
-    """The jobs of one formally private mechanism that differ only in ``epsilon`` (three or more), each
-    ladder's job indices from the largest epsilon to the smallest."""
-    from ppdm.release.trial import synthesises_records
-
-    groups: dict[str, list[int]] = {}
-    for i, (_, method, params) in enumerate(jobs):
-        if "epsilon" in params and synthesises_records(method):
-            rest = {k: v for k, v in params.items() if k != "epsilon"}
-            groups.setdefault(f"{method}:{sorted(rest.items())!r}", []).append(i)
-    return [sorted(g, key=lambda i: -float(jobs[i][2]["epsilon"])) for g in groups.values() if len(g) >= 3]
-
-
-#: a top rung that breaks the policy by at most this much (the sum of its excesses over the limits, shares of
-#: records) is followed by the rung below it, not by the bottom: the top of the 5,000 x 40 numeric benchmark
-#: singled out 7.6 % and 7.9 % against a 5 % limit and epsilon 1 held, where the bottom-first order fitted all
-#: four rungs; tops far beyond (16 to 20 % on census, adult, pima and vehicle extracts) go to the bottom first,
-#: which settles the ladder in two fits when it breaks the policy too
-NEAR_THE_POLICY = 0.05
-
-
-def near_the_policy(top: dict[str, Any], policy: Any) -> bool:
-    """Whether the top rung, measured, broke the policy by at most :data:`NEAR_THE_POLICY`."""
-    from ppdm.release.select import shortfall
-
-    return "failed" not in top and "not_measured" not in top and shortfall(top, policy) <= NEAR_THE_POLICY
-
-
-def ladder_rungs(ladder: list[int], first: list[dict[str, Any]], policy: Any) -> list[int]:
-    """The rungs of an epsilon ladder to measure next, given those measured (``first[i]`` empty: not yet).
-
-    A smaller epsilon adds more noise: in expectation it gives less utility and discloses less. So the ladder is
-    climbed down from its top: when the largest epsilon holds the policy, a smaller one can only be less useful
-    (nothing more to measure); when it breaks the policy, the smallest is measured next, and when that breaks it
-    too, every larger one does; only between a largest that breaks the policy and a smallest that holds it can a
-    middle rung be the most useful one that holds. The middle rungs are then measured one at a time, the largest
-    first: the first that holds leaves those below it no more useful, one that breaks opens the next. A rung
-    that failed settles nothing: the next ones are measured. When the top breaks the policy only just
-    (:func:`near_the_policy`), the rung below it is the likeliest to hold: the rungs are then measured one at a
-    time from the top down, the bottom last (the same answer, in fewer fits when a rung near the top holds).
-    """
-    from ppdm.release.select import meets_policy
-
-    top, bottom = first[ladder[0]], first[ladder[-1]]
-    if not top:
-        return [ladder[0]]
-    if "failed" not in top and meets_policy(top, policy):
-        return []
-    if not bottom and near_the_policy(top, policy):
-        for i in ladder[1:]:
-            if not first[i]:
-                return [i]
-            if "failed" not in first[i] and meets_policy(first[i], policy):
-                return []
-        return []
-    if not bottom:
-        return [ladder[-1]]
-    if "failed" not in bottom and not meets_policy(bottom, policy) and "failed" not in top:
-        return []
-    for i in ladder[1:-1]:  # one middle rung at a time (one still running is not sent again)
-        if not first[i]:
-            return [i]
-        if "failed" not in first[i] and meets_policy(first[i], policy):
-            return []
-    return []
-
-
-def _not_measured(job: tuple[str, str, dict[str, Any]], above: list[dict[str, Any]], below: list[dict[str, Any]],
-                  policy: Any, *, outclassed: str | None = None) -> dict[str, Any]:
-    """The record of a rung of an epsilon ladder left out (see :func:`ladder_rungs`), from the results of the
-    rungs above it (larger epsilons, largest first) and below it; ``outclassed``: why a larger epsilon, measured,
-    could not be chosen (said when no rung measured settles it by the policy)."""
-    from ppdm.release.select import meets_policy
-
-    _, method, params = job
-    # the rungs measured (neither failed, nor left out themselves)
-    above, below = ([r for r in rungs if r and "failed" not in r and "not_measured" not in r]
-                    for rungs in (above, below))
-    held = [r for r in above if meets_policy(r, policy)]
-    broke = [r for r in below if not meets_policy(r, policy)]
-    if held:
-        why = (f"epsilon {held[-1]['params']['epsilon']:g} of the same mechanism holds the policy, and a smaller "
-               "epsilon is no more useful in expectation")
-    elif broke:
-        why = (f"epsilon {broke[0]['params']['epsilon']:g} of the same mechanism breaks the policy, and a larger "
-               "epsilon discloses no less in expectation")
-    else:
-        why = outclassed or "the rungs measured around it settled it"
-    return {"method": method, "params": params, "not_measured": why}
 
 
 def first_passes(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, *,

@@ -1,7 +1,7 @@
 """Run a sweep's candidate stages over worker processes, each task chosen the moment a worker is free.
 
 A sweep's tasks are not all known at its start: a rung of an epsilon ladder is measured only when the rung
-above it says so (:func:`ppdm.release.halving.ladder_rungs`), and a candidate's full battery only while it could
+above it says so (:func:`ppdm.release.ladder.ladder_rungs`), and a candidate's full battery only while it could
 still beat the best candidate measured so far. Run in rounds, a costly task (a rung's fit) holds back every
 task of the next round while the other cores idle. Here the caller's ``pick`` is asked for the next task
 whenever a worker is free, with everything measured so far in hand (``done`` is told of each result first),
