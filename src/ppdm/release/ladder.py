@@ -62,17 +62,20 @@ def ladder_rungs(ladder: list[int], first: list[dict[str, Any]], policy: Any) ->
     if "failed" not in top and meets_policy(top, policy):
         return []
     if not bottom and near_the_policy(top, policy):
-        for i in ladder[1:]:
-            if not first[i]:
-                return [i]
-            if "failed" not in first[i] and meets_policy(first[i], policy):
-                return []
-        return []
+        return _next_down(ladder[1:], first, policy)
     if not bottom:
         return [ladder[-1]]
     if "failed" not in bottom and not meets_policy(bottom, policy) and "failed" not in top:
         return []
-    for i in ladder[1:-1]:  # one middle rung at a time (one still running is not sent again)
+    return _next_down(ladder[1:-1], first, policy)
+
+
+def _next_down(rungs: list[int], first: list[dict[str, Any]], policy: Any) -> list[int]:
+    """The first of ``rungs`` (largest epsilon first) not measured yet, unless one measured above it holds the
+    policy; one rung at a time (one still running is not sent again)."""
+    from ppdm.release.select import meets_policy
+
+    for i in rungs:
         if not first[i]:
             return [i]
         if "failed" not in first[i] and meets_policy(first[i], policy):
