@@ -13,6 +13,7 @@ from ppdm.release import release
 from ppdm.release.config import Policy, ReleaseConfig
 from ppdm.release.halving import first_passes
 from ppdm.release.ladder import epsilon_ladders, ladder_rungs
+from ppdm.release.select import meets_policy, policy_load
 
 GRID: list[dict[str, Any]] = [
     {"method": "mdav", "grid": {"k": [20, 50]}},
@@ -44,6 +45,14 @@ def test_the_staged_choice_is_the_full_batterys(name: str, tmp_path: Path) -> No
         df = df.sample(1000, random_state=3).reset_index(drop=True)
     staged, full = _choices(df, label, tmp_path)
     assert staged["chosen"]["candidate"] == full["chosen"]["candidate"]
+    # the one-standard-error rule, read off the record: no candidate that holds the policy and is as useful as
+    # the most useful (its paired difference within one standard error) is further inside the policy
+    policy = Policy(objective=staged["policy"]["objective"], max_reidentification=0.2)
+    chosen = next(c for c in staged["candidates"] if c["chosen"])
+    alike = [c for c in staged["candidates"] if "utility_vs_best" in c and meets_policy(c, policy)
+             and c["utility_vs_best"]["difference"] + c["utility_vs_best"]["se"] >= 0]
+    assert chosen in alike and min(policy_load(c, policy) for c in alike) == policy_load(chosen, policy)
+    assert not any("hits" in k for c in staged["candidates"] for k in c)
     stages = {c["stage"] for c in staged["candidates"]}
     # the staged run measured some candidates by their first pass only, and says why each stopped there
     assert "first pass" in stages and all(c["verdict"] for c in staged["candidates"])

@@ -116,7 +116,8 @@ class MethodGrid(BaseModel):
 
 
 class Policy(BaseModel):
-    """How the release is chosen: maximise ``objective`` subject to the risk constraints."""
+    """How the release is chosen: maximise ``objective`` subject to the risk constraints; of the candidates as
+    useful as the most useful within ``equal_utility_se`` standard errors, the one furthest inside the limits."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -160,6 +161,12 @@ class Policy(BaseModel):
         description="largest membership advantage on the most outlying records (true minus false positive rate "
                     "of telling, from the distance to the release, whether a record was in the table); measured "
                     "for synthetic and microaggregated candidates")
+    equal_utility_se: float = Field(
+        1.0, ge=0, le=3,
+        description="candidates whose utility is within this many standard errors of the most useful one's "
+                    "(compared record by record on the same held-out real records) are as useful as it, and of "
+                    "them the one that leaves the policy the most room is chosen (the one-standard-error rule); "
+                    "0: always the most useful")
 
     @field_validator("singling_out_control")
     @classmethod

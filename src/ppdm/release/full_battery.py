@@ -55,9 +55,9 @@ def sweep_attacks(threat: str, method: str | None, *, seed_search: bool = True,
 def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     """The candidate's record after its full battery, from its first pass ``first`` (plain data, no keys)."""
     from ppdm.attacks import FIRST_SPACES, LINKAGE_SPACES, run_attacks_named
-    from ppdm.release.first_pass import Clock
+    from ppdm.release.first_pass import Clock, pack_hits, unpack_hits
     from ppdm.release.risk import risk_of, scalar_items, with_linked_risk
-    from ppdm.release.utility import neighbour_preservation, pooled, tstr_scores, utility_scores
+    from ppdm.release.utility import neighbour_preservation, pooled, tstr_hits, utility_scores
 
     t0 = time.perf_counter()
     clock = Clock()
@@ -91,14 +91,20 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     util["neighbour_pct"] = neighbour_preservation(table.X if whole.rows is None else table.X[whole.rows],
                                                    whole.design, seed=table.seed)
     clock.lap("utility")
+    # which held-out record the objective's model classifies right, every fold's after the first's: the choice
+    # compares candidates record by record on them (ppdm.release.select.choose)
+    hits = [unpack_hits(first["hits"], int(first["hits_rows"]))] if "hits" in first else None
     if table.folds and len(table.folds) > 1 and not costly and table.y is not None:
         numeric = None if table.codec is None else table.codec.numeric_index_
         tstr = {k: v for k, v in first["utility"].items() if k.startswith("tstr_")}
         scores = [(len(table.folds[0][1]), tstr)]
         for i, (train, test) in enumerate(table.folds[1:], start=1):
             part = trial.release(train, name=f"fold {i}")
-            scores.append((len(test), tstr_scores(part.design, part.label, table.X[test], table.y[test],
-                                                  seed=table.seed, numeric=numeric)))
+            fold_hits = tstr_hits(part.design, part.label, table.X[test], table.y[test], seed=table.seed,
+                                  numeric=numeric)
+            scores.append((len(test), {k: 100.0 * float(v.mean()) for k, v in fold_hits.items()}))
+            if hits is not None:
+                hits.append(fold_hits.get(table.objective, fold_hits["tstr_knn_pct"]))
         util.update(pooled(scores))
         clock.lap("further folds")
     linked = sensitive = None
@@ -114,6 +120,9 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     out = dict(first)
     out.pop("linkage_on", None)
     out.pop("fold0", None)
+    if hits is not None:
+        pooled_hits = np.concatenate(hits)
+        out["hits_pooled"], out["hits_pooled_rows"] = pack_hits(pooled_hits), int(len(pooled_hits))
     if on_fold:
         out["attacks_on"] = ("the first fold's release (a fit to four fifths of the records, attacked against "
                              "them); the published release is another fit of the same model to every record")

@@ -41,7 +41,7 @@ from ppdm.release.trial import SweepTable
 __all__ = ["SCORING_VERSION", "FULL_WEIGHT", "staged_sweep", "first_passes", "could_beat"]
 
 #: bump when the scoring changes, so cached results are recomputed
-SCORING_VERSION = 20
+SCORING_VERSION = 21
 #: a full battery's cost in first passes (its share of the progress bar's work)
 FULL_WEIGHT = 3
 #: without per-record hits (an objective measured on the release itself), a candidate can still beat the
@@ -77,7 +77,32 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
     results = run.results
     for i in run.stopped:
         results[i]["stopped"] = _why_stopped(run.first[i], _at(results, run.best), table.objective)
+    compare_with_most_useful(results, table.policy)
     return [_public(r) for r in results]
+
+
+def compare_with_most_useful(results: list[dict[str, Any]], policy: Any) -> None:
+    """Give every candidate measured fully its utility's difference from the most useful candidate that holds
+    the policy (``utility_vs_best``: points, their standard error and the records compared), record by record
+    on the held-out records both were tested on: the choice's one-standard-error rule reads it
+    (:func:`ppdm.release.select.choose`). Only the difference and its error reach the record, never the hits."""
+    from ppdm.release.first_pass import unpack_hits
+    from ppdm.release.select import candidate_label, fully_measured, most_useful
+
+    top = most_useful(results, policy)
+    if top is None or "hits_pooled" not in results[top]:
+        return
+    ref = unpack_hits(results[top]["hits_pooled"], int(results[top]["hits_pooled_rows"])).astype(float)
+    for r in results:
+        if "hits_pooled" not in r or "failed" in r or not fully_measured(r):
+            continue
+        mine = unpack_hits(r["hits_pooled"], int(r["hits_pooled_rows"])).astype(float)
+        n = min(len(mine), len(ref))  # a synthesiser is tested on the first fold alone: the records before
+        d = mine[:n] - ref[:n]
+        r["utility_vs_best"] = {"objective": policy.objective, "against": candidate_label(results[top]),
+                                "difference": round(100.0 * float(d.mean()), 4),
+                                "se": round(100.0 * float(d.std(ddof=1) / np.sqrt(n)), 4) if n > 1 else 0.0,
+                                "records": int(n)}
 
 
 def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, workers: int | None,
@@ -155,7 +180,8 @@ def _at(results: list[dict[str, Any]], i: int | None) -> dict[str, Any] | None:
 
 def _public(c: dict[str, Any]) -> dict[str, Any]:
     """A candidate's record without what only the sweep needed (per-record hits, raw held-out results)."""
-    return {k: v for k, v in c.items() if k not in ("hits", "hits_rows", "held_out", "fold0")}
+    return {k: v for k, v in c.items()
+            if k not in ("hits", "hits_rows", "hits_pooled", "hits_pooled_rows", "held_out", "fold0")}
 
 
 def _guarded(i: int, fn: Callable[..., dict[str, Any]], table: SweepTable, method: str, params: dict[str, Any],

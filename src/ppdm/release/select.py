@@ -7,7 +7,8 @@ from typing import Any
 from ppdm.exceptions import ParameterError
 
 __all__ = ["risk_score", "pareto_front", "utility_floor", "LABEL_ACCURACIES", "choose", "meets_policy",
-           "policy_violations", "binding_test", "passthrough_uniqueness", "shortfall"]
+           "policy_violations", "binding_test", "passthrough_uniqueness", "shortfall", "policy_load", "most_useful",
+           "fully_measured", "candidate_label"]
 
 
 def risk_score(c: dict[str, Any]) -> float:
@@ -102,7 +103,7 @@ def _screened_only(c: dict[str, Any]) -> bool:
     return (c.get("measured_on") or {}).get("stage") == "screening"
 
 
-def _fully_measured(c: dict[str, Any]) -> bool:
+def fully_measured(c: dict[str, Any]) -> bool:
     """Measured by every attack and every utility (not stopped after a sweep's first pass, not screened on a
     sample only): only such a candidate can be chosen."""
     return not _screened_only(c) and c.get("stage", "full battery") != "first pass"
@@ -116,6 +117,35 @@ def shortfall(c: dict[str, Any], policy: Any) -> float:
         v = _test_value(c, key, policy)
         total += 0.0 if v is None else max(v - getattr(policy, limit), 0)
     return total
+
+
+def policy_load(c: dict[str, Any], policy: Any) -> float:
+    """How much of the policy a candidate uses: the largest of its measured risks as a share of that risk's
+    limit (1: at a limit; a limit of 0 counts as used whole by any risk). The candidate furthest inside the
+    policy has the lowest load, whichever test binds it."""
+    pairs = [(_reid(c), policy.max_reidentification), (c["risk"]["within_5pct"], policy.max_within_5pct),
+             (_inference(c)[0], policy.max_attribute_inference)]
+    pairs += [(v, getattr(policy, limit)) for key, limit, _ in _TESTS if (v := _test_value(c, key, policy)) is not None]
+    return max((v / limit if limit > 0 else float(v > 0)) for v, limit in pairs)
+
+
+def most_useful(cands: list[dict[str, Any]], policy: Any) -> int | None:
+    """Index of the most useful candidate that holds the policy and was measured fully (ties: lower risk, then
+    lower RE), None when there is none: the candidate the others' utility is compared with."""
+    feasible = [i for i, c in enumerate(cands)
+                if "failed" not in c and "not_measured" not in c and fully_measured(c) and meets_policy(c, policy)]
+    obj = policy.objective
+    return max(feasible, key=lambda i: (_utility(cands[i], obj), -risk_score(cands[i]), -cands[i]["value"]["re"]),
+               default=None)
+
+
+def _as_useful(c: dict[str, Any], policy: Any) -> bool:
+    """Whether ``c``'s utility is within ``policy.equal_utility_se`` standard errors of the most useful
+    candidate's (its ``utility_vs_best``, a paired comparison on the same held-out records)."""
+    d = c.get("utility_vs_best")
+    if not d or d.get("objective") != policy.objective:
+        return False
+    return float(d["difference"]) + policy.equal_utility_se * float(d["se"]) >= 0.0
 
 
 def _utility(c: dict[str, Any], objective: str) -> float:
@@ -164,7 +194,7 @@ def pareto_front(cands: list[dict[str, Any]], objective: str, *, floor: float | 
     return sorted(kept)
 
 
-def _label(c: dict[str, Any]) -> str:
+def candidate_label(c: dict[str, Any]) -> str:
     from ppdm.release.candidates import describe
 
     return describe(c["method"], c["params"]).removesuffix("()")
@@ -174,8 +204,13 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
            uniqueness: dict[str, Any] | None = None) -> tuple[int, list[str]]:
     """Index of the chosen candidate and, for each candidate, why it was chosen or lost.
 
-    Feasible candidates meet both risk limits; among them the highest utility wins (ties: lower risk,
-    then lower RE). Failed candidates keep their one-line reason. Raises :class:`ParameterError` naming the
+    Feasible candidates hold every limit and were measured fully. The most useful of them (ties: lower risk,
+    then lower RE) is the reference; of the feasible candidates whose utility is within
+    ``policy.equal_utility_se`` standard errors of its own (``utility_vs_best``: their difference compared record by
+    record on the same held-out records, set by the sweep), the one with the lowest :func:`policy_load` is chosen
+    (the one-standard-error rule: a difference the held-out records cannot tell apart does not outweigh room
+    under the limits). Without ``utility_vs_best`` the most useful is chosen. Failed candidates keep their
+    one-line reason. Raises :class:`ParameterError` naming the
     binding constraint and the closest candidate when nobody is feasible, and the passed-through columns
     when they alone single out more records than the policy allows (``uniqueness``: that of the shown
     columns, measured where the table is, when ``categories`` is not here).
@@ -189,35 +224,51 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
             continue
         why = policy_violations(c, policy)
         reasons.append("; ".join(why))
-        if not why and _fully_measured(c):
+        if not why and fully_measured(c):
             feasible.append(i)
     if not feasible:
         ok = [i for i, c in enumerate(cands) if "failed" not in c]
         if not ok:
-            raise ParameterError(f"every candidate failed; the first: {_label(cands[0])}: {cands[0]['failed']}")
+            first = cands[0]
+            raise ParameterError(f"every candidate failed; the first: {candidate_label(first)}: {first['failed']}")
         _check_passthrough(shown, categories, r_max, uniqueness)
         closest = min(ok, key=lambda i: shortfall(cands[i], policy))
         c = cands[closest]
         held = [i for i in ok if not reasons[i]]
         if held:  # every candidate that holds the policy was measured on a sample only
-            raise ParameterError(f"no candidate was confirmed to hold the policy; {_label(cands[held[0]])} held it "
-                                 "on the sample; give --methods with fewer candidates or relax the policy")
+            raise ParameterError(f"no candidate was confirmed to hold the policy; {candidate_label(cands[held[0]])} "
+                                 "held it on the sample; give --methods with fewer candidates or relax the policy")
         failed = [x for x in cands if "failed" in x]
         # candidates that failed may be the ones that would have held the policy: the message names them
-        also = (f"; {len(failed)} candidate(s) failed, the first: {_label(failed[0])}: {failed[0]['failed']}"
+        also = (f"; {len(failed)} candidate(s) failed, the first: {candidate_label(failed[0])}: {failed[0]['failed']}"
                 if failed else "")
         raise ParameterError(
-            f"no candidate satisfies the policy (binding: {binding_test(c, policy)}); closest is {_label(c)}: "
+            f"no candidate satisfies the policy (binding: {binding_test(c, policy)}); closest is {candidate_label(c)}: "
             f"{reasons[closest]}{also}; relax the policy's limits (policy.max_* in --config, or --max-singling-out "
             "/ --max-linkability) or add stronger mechanisms"
         )
-    best = max(feasible, key=lambda i: (_utility(cands[i], obj), -risk_score(cands[i]), -cands[i]["value"]["re"]))
+    top = most_useful(cands, policy)
+    assert top is not None  # feasible is not empty
+    best, alike = _least_loaded(cands, feasible, top, policy)
     for i in range(len(cands)):
         if "failed" in cands[i]:
             continue
-        if i == best:
+        if i == best and best == top:
             reasons[i] = (f"chosen: highest {obj} ({_utility(cands[i], obj):.2f}) among {len(feasible)} "
-                          "that meet the policy")
+                          "that meet the policy" + (f", furthest inside the policy of the {len(alike)} as useful "
+                                                   f"({_load_words(cands[i], policy)})" if len(alike) > 1 else ""))
+        elif i == best:
+            reasons[i] = (f"chosen: furthest inside the policy ({_load_words(cands[i], policy)}) of the "
+                          f"{len(alike)} of {len(feasible)} that meet it and are as useful as the most useful, "
+                          + _as_useful_words(cands[i], cands[top], policy))
+        elif i == top:
+            reasons[i] = (f"meets the policy with the highest {obj} ({_utility(cands[i], obj):.2f}) but closer to a "
+                          f"limit ({_load_words(cands[i], policy)}) than {candidate_label(cands[best])}, as useful "
+                          f"within {policy.equal_utility_se:g} standard error(s)")
+        elif i in alike:
+            reasons[i] = (f"meets the policy and is as useful as the most useful, "
+                          f"{_as_useful_words(cands[i], cands[top], policy)}, but closer to a limit "
+                          f"({_load_words(cands[i], policy)})")
         elif cands[i].get("stage") == "first pass":
             reasons[i] = ("violates the policy at the first pass (the rest of the battery was not run): " + reasons[i]
                           if reasons[i] else cands[i].get("stopped", "stopped after the first pass"))
@@ -231,10 +282,35 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
                 "a candidate ahead of it held the policy on every row"))
         elif not reasons[i]:
             reasons[i] = (f"meets the policy but lower {obj} ({_utility(cands[i], obj):.2f} vs "
-                          f"{_utility(cands[best], obj):.2f})")
+                          f"{_utility(cands[top], obj):.2f})")
         else:
             reasons[i] = "violates the policy: " + reasons[i]
     return best, reasons
+
+
+def _least_loaded(cands: list[dict[str, Any]], feasible: list[int], top: int, policy: Any) -> tuple[int, list[int]]:
+    """The feasible candidate with the lowest :func:`policy_load` of those as useful as ``top`` (ties: higher
+    utility), and those candidates (``top`` first)."""
+    if policy.equal_utility_se <= 0:
+        return top, [top]
+    against = candidate_label(cands[top])
+    alike = [top] + [i for i in feasible if i != top and _as_useful(cands[i], policy)
+                     and cands[i]["utility_vs_best"].get("against") == against]
+    obj = policy.objective
+    best = min(alike, key=lambda i: (round(policy_load(cands[i], policy), 6), -_utility(cands[i], obj)))
+    return best, alike
+
+
+def _load_words(c: dict[str, Any], policy: Any) -> str:
+    return f"its closest risk at {policy_load(c, policy):.0%} of its limit"
+
+
+def _as_useful_words(c: dict[str, Any], top: dict[str, Any], policy: Any) -> str:
+    """``c``'s utility beside the most useful candidate's, with their paired difference and its error."""
+    obj, d = policy.objective, c["utility_vs_best"]
+    return (f"{candidate_label(top)} ({obj} {_utility(c, obj):.2f} vs {_utility(top, obj):.2f}; record by record "
+            f"{float(d['difference']):+.2f} points, standard error {float(d['se']):.2f}, over {int(d['records']):,} "
+            "held-out records)")
 
 
 def passthrough_uniqueness(categories: Any) -> dict[str, Any] | None:
