@@ -85,3 +85,41 @@ def test_a_candidate_is_scored_on_every_fold() -> None:
         right_knn += int((knn.predict((X[te] - mu) / sd) == y[te]).sum())
     assert res["utility"]["tstr_logreg_pct"] == pytest.approx(100.0 * right_lr / n)
     assert res["utility"]["tstr_knn_pct"] == pytest.approx(100.0 * right_knn / n)
+
+
+def test_the_logistic_model_of_a_whole_table_sees_categories_as_an_analyst_encodes_them() -> None:
+    # an analyst's model of a mixed table: one-hot categories (0/1) and standardised numbers, scikit-learn's
+    # own encoders on the table itself, against ppdm's on its design (whose indicators are weighted)
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from ppdm.data.codec import TableCodec
+    from ppdm.data.columns import infer_columns
+    from ppdm.release.utility import logreg_predictions
+
+    rng = np.random.default_rng(7)
+    n_train, n = 200, 600
+    site = rng.choice(list("abcdefghij"), n)
+    age = rng.normal(40, 10, n)
+    # a label carried by ten categories of weak effects: the L2 penalty's scale on them matters
+    effect = dict(zip("abcdefghij", rng.normal(0, 0.8, 10), strict=True))
+    logit = np.array([effect[s] for s in site]) + 0.02 * (age - 40)
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "yes", "no")
+    df = pd.DataFrame({"age": age, "site": site, "y": y})
+    train, test = np.arange(n_train), np.arange(n_train, n)
+    codec = TableCodec(infer_columns(df, label="y")).fit(df)
+    X = codec.encode(df)
+    ours = logreg_predictions(X[train], y[train], X[test], codec.numeric_index_)
+    pre = ColumnTransformer([("c", OneHotEncoder(handle_unknown="ignore"), ["site"]), ("n", StandardScaler(), ["age"])])
+    cols = ["site", "age"]
+    theirs = make_pipeline(pre, LogisticRegression(max_iter=2000)).fit(df.iloc[train][cols], y[train])
+    assert (ours == theirs.predict(df.iloc[test][cols])).all()
+    # the model on the weighted indicators as they are is another one: it disagrees on some records
+    num = codec.numeric_index_
+    B, T = X[train].copy(), X[test].copy()
+    mu, sd = B[:, num].mean(axis=0), B[:, num].std(axis=0, ddof=1)
+    B[:, num], T[:, num] = (B[:, num] - mu) / sd, (T[:, num] - mu) / sd
+    weighted = LogisticRegression(max_iter=2000).fit(B, y[train]).predict(T)
+    assert (weighted != ours).sum() >= 5

@@ -27,9 +27,11 @@ import pandas as pd
 from ppdm.data.columns import ColumnInfo, parse_dates
 from ppdm.exceptions import InputError
 
-__all__ = ["Decoded", "TableCodec"]
+__all__ = ["Decoded", "TableCodec", "ONE_HOT_WEIGHT"]
 
-_ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
+#: the value of an indicator that is on, in the design (a category's, a number's gap's)
+ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
+_ONE_HOT_WEIGHT = ONE_HOT_WEIGHT
 # a column with more categories than this keeps an indicator for each of its most frequent ones and one
 # shared indicator for the rest (decoded as one of them, drawn by frequency): the design stays narrow
 _MAX_LEVELS = 60

@@ -180,9 +180,15 @@ def logreg_predictions(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, numeric: n
     """Classes a logistic regression trained on a release predicts for real records ``T`` (as text).
 
     The usual protocol for released microdata: standardised numbers (with the release's own statistics) and
-    one-hot categories as they are. ``numeric`` are the columns to standardise (default: all of them).
+    one-hot categories as they are. ``numeric`` are the columns to standardise (default: all of them); the
+    others are a whole table's indicators (:class:`~ppdm.data.codec.TableCodec`'s design), which hold
+    :data:`~ppdm.data.codec.ONE_HOT_WEIGHT` where they are on: they are given back as 0/1 indicators, since the
+    model's L2 penalty depends on their scale (weighted, the categories' coefficients were penalised twice as
+    much as an analyst's model penalises them).
     """
     from sklearn.linear_model import LogisticRegression
+
+    from ppdm.data.codec import ONE_HOT_WEIGHT
 
     cols = np.arange(B.shape[1]) if numeric is None else np.asarray(numeric, dtype=int)
     B, T = B.copy(), T.copy()
@@ -192,6 +198,10 @@ def logreg_predictions(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, numeric: n
         sd = np.where((sd == 0) | ~np.isfinite(sd), 1.0, sd)
         B[:, cols] = (B[:, cols] - mu) / sd
         T[:, cols] = (T[:, cols] - mu) / sd
+    indicators = np.setdiff1d(np.arange(B.shape[1]), cols)
+    if indicators.size:
+        B[:, indicators] /= ONE_HOT_WEIGHT
+        T[:, indicators] /= ONE_HOT_WEIGHT
     labels = np.asarray(y_b).astype(str)
     if len(np.unique(labels)) < 2:  # a release with one class left: the model predicts it
         return np.full(len(T), labels[0])
