@@ -213,3 +213,31 @@ def test_a_category_is_drawn_by_its_positive_indicators_or_else_the_largest() ->
         running = np.cumsum(pos / pos.sum())
         assert picked[i] == min(int(np.sum(running < u[i, 0])), 6)
     assert np.array_equal(_choose(block, None), np.argmax(block, axis=1))
+
+
+def test_rows_released_alike_release_each_category_as_often_as_its_share_in_a_random_order() -> None:
+    """A microaggregated group's rows share its category shares: their draws are systematic, so the group
+    releases each category as often as its share says (to within one row), on rows in a random order; a row
+    released alone keeps its own draw."""
+    from ppdm.data.codec import _choose
+
+    df = pd.DataFrame({"c": ["x", "y", "z"] * 100, "v": np.arange(300.0)})
+    codec = TableCodec(infer_columns(df)).fit(df)
+    block = codec.blocks_[0]
+    B = np.zeros((60, codec.width_))
+    B[:20, block] = [0.15, 0.85, 0.0]  # a group of 20: 3 x and 17 y
+    B[20:40, block] = [0.35, 0.35, 0.3]  # 7, 7 and 6, within one row each
+    alone = np.random.default_rng(1).random((20, 3))
+    B[40:, block] = alone
+    got_x = np.zeros(20)
+    for seed in range(40):
+        c = codec.decode(B, rng=np.random.default_rng(seed))["c"].to_numpy()
+        assert (c[:20] == "x").sum() == 3 and (c[:20] == "y").sum() == 17
+        counts = [(c[20:40] == v).sum() for v in "xyz"]
+        assert sum(counts) == 20 and all(abs(k - 20 * s) < 1 for k, s in zip(counts, (0.35, 0.35, 0.3), strict=True))
+        got_x += c[:20] == "x"
+        # the rows alone: the rule of _choose with their own draws (the first 60 of the stream)
+        u = np.random.default_rng(seed).random((60, 1))
+        want = np.asarray(["x", "y", "z"], dtype=object)[_choose(alone.copy(), u[40:])]
+        assert (c[40:] == want).all()
+    assert (got_x > 0).all() and got_x.max() < 20  # no row always holds the group's x

@@ -10,9 +10,11 @@ pattern of gaps is never copied into the release: it is part of what the mechani
 
 Decoding is post-processing of a released matrix: numbers are mapped back to their units, integers rounded,
 every number kept within the column's original range, dates written as dates, and each categorical block
-read as the category with the largest released indicator, so a released category is always one of the
-original's. A block released empty (NaN: a cell suppressed by a categorical mechanism) is a missing cell, and
-so is a released gap.
+read as the category with the largest released indicator, or drawn by the positive ones (with a key), so a
+released category is always one of the original's. Rows released with the same indicators (a group's shares)
+draw systematically: together they release each category as often as its share says, to within one row. A
+block released empty (NaN: a cell suppressed by a categorical mechanism) is a missing cell, and so is a
+released gap.
 Attacks see the decoded, published table (re-encoded with :meth:`TableCodec.encode`).
 """
 
@@ -348,7 +350,7 @@ def _decode_block(B: np.ndarray, block: np.ndarray, c: _Categorical, rng: np.ran
     """One categorical column of a released design as text (None where its block is empty: NaN)."""
     n = B.shape[0]
     # one draw for every row, as a single draw would be (the same stream), read a block of rows at a time
-    u = None if rng is None else rng.random((n, 1))
+    u = None if rng is None else _systematic(B, block, rng.random((n, 1)))
     pick = np.empty(n, dtype=np.intp)
     blank = np.empty(n, dtype=bool)
     for a in range(0, n, _ROW_BLOCK):
@@ -365,6 +367,29 @@ def _decode_block(B: np.ndarray, block: np.ndarray, c: _Categorical, rng: np.ran
         text[rare] = np.asarray(c.rare, dtype=object)[draw]
     text[blank] = None
     return text
+
+
+def _systematic(B: np.ndarray, block: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The uniform draws ``u`` (one per row) made systematic within each set of rows released with the same
+    indicators (a microaggregated group's shares): the ``m`` rows of a set take ``(r + o) / m`` for their ranks
+    ``r`` in the order of their draws and an offset ``o``, the set's draws summed modulo 1 (uniform, and
+    independent of their order). The set then releases each category as often as its share says, to within one
+    row, on rows in a random order; independent draws add multinomial noise to those counts. A row released
+    alone keeps its own draw."""
+    n = B.shape[0]
+    weights = np.random.default_rng(0).random(len(block))  # a fixed projection: equal rows, equal keys
+    key = np.empty(n)
+    for a in range(0, n, _ROW_BLOCK):
+        key[a:a + _ROW_BLOCK] = np.nan_to_num(B[a:a + _ROW_BLOCK, block], nan=-1.0) @ weights
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    if counts.max() == 1:
+        return u
+    order = np.lexsort((u[:, 0], inverse))  # by set, then by draw
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - np.repeat(np.cumsum(counts) - counts, counts)
+    offset = np.bincount(inverse, weights=u[:, 0]) % 1.0
+    m = counts[inverse]
+    return np.where(m > 1, (rank + offset[inverse]) / m, u[:, 0])[:, None]
 
 
 def _choose(block: np.ndarray, u: np.ndarray | None) -> np.ndarray:

@@ -256,9 +256,11 @@ class MDAV(Mechanism):
     min_support : int, default=1
         A category is kept in a group's centroid only when at least this many of the group's records hold
         it (the other shares are set to 0; a group where no category has the support keeps its most frequent
-        one). Decoding draws a released row's category among the kept ones, so a category that only one or
-        two records of a group hold (a rare category, a rare combination with the group's numbers) is never
-        published where it would point at them; the test of singling out measures what is left.
+        one). Decoding gives the group's rows its kept categories as often as their shares say, to within
+        one row, in a random order (:class:`~ppdm.data.codec.TableCodec`'s systematic draws), so a category
+        that only one or two records of a group hold (a rare category, a rare combination with the group's
+        numbers) is never published where it would point at them; the test of singling out measures what is
+        left.
     min_count : int, default=1
         A category that fewer than this many records of the whole table hold is never released (its shares
         are set to 0; a group left with none takes the table's most frequent category): a rare category
