@@ -111,3 +111,21 @@ def test_a_first_pass_record_is_not_compared() -> None:
     stopped = _cand(20, _hits(830), reid=0.0) | {"stage": "first pass"}
     compare_with_most_useful([top, stopped], POLICY)
     assert "utility_vs_best" not in stopped and choose([top, stopped], POLICY)[0] == 0
+
+
+def test_with_a_floor_as_useful_also_keeps_most_of_the_gain_over_it() -> None:
+    # a label that carries little: the most useful is 2 points over always guessing the commonest class (80 %);
+    # a candidate 1 point below it is within one standard error, but keeps half the gain: not as useful
+    top = _hits(820)
+    half = _cand(20, _paired(top, 65, 55), reid=0.0)  # 81.0 %, 120 discordant records: se 1.1 points
+    near = _cand(30, _paired(top, 11, 10), reid=0.01)  # 81.9 %: 95 % of the gain
+    best = _cand(50, top, reid=0.045)
+    cands = [half, near, best]
+    compare_with_most_useful(cands, POLICY)
+    d = half["utility_vs_best"]
+    assert d["difference"] == pytest.approx(-1.0) and d["difference"] + d["se"] >= 0
+    assert choose(cands, POLICY)[0] == 0  # without a floor: within one standard error, no risk at all
+    chosen, reasons = choose(cands, POLICY, floor=80.0)
+    assert chosen == 1 and "lower tstr_logreg_pct (81.00 vs 82.00)" in reasons[0]
+    # a most useful candidate at or below the floor is no reference: the most useful is chosen as it is
+    assert choose(cands, POLICY, floor=82.0)[0] == 2

@@ -152,6 +152,9 @@ def _utility(c: dict[str, Any], objective: str) -> float:
     return float("-inf") if "failed" in c else float(c["utility"].get(objective, float("-inf")))
 
 
+#: a candidate as useful as the most useful one keeps at least this share of its gain over the utility floor
+TIE_GAIN_SHARE = 0.9
+
 #: risks closer than this are one risk on the Pareto front: a difference below half a point is within the 95 %
 #: interval of the tests of singling out and linkability the sweep runs (a 1 % linkability beyond a control
 #: that links no one, on 1,000 targets a side: 0.3 % to 1.7 %)
@@ -201,7 +204,7 @@ def candidate_label(c: dict[str, Any]) -> str:
 
 
 def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categories: Any = None,
-           uniqueness: dict[str, Any] | None = None) -> tuple[int, list[str]]:
+           uniqueness: dict[str, Any] | None = None, floor: float | None = None) -> tuple[int, list[str]]:
     """Index of the chosen candidate and, for each candidate, why it was chosen or lost.
 
     Feasible candidates hold every limit and were measured fully. The most useful of them (ties: lower risk,
@@ -209,8 +212,11 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
     ``policy.equal_utility_se`` standard errors of its own (``utility_vs_best``: their difference compared record by
     record on the same held-out records, set by the sweep), the one with the lowest :func:`policy_load` is chosen
     (the one-standard-error rule: a difference the held-out records cannot tell apart does not outweigh room
-    under the limits). Without ``utility_vs_best`` the most useful is chosen. Failed candidates keep their
-    one-line reason. Raises :class:`ParameterError` naming the
+    under the limits). With a ``floor`` (:func:`utility_floor`: what always guessing the commonest class
+    scores), a candidate is as useful only if it also keeps :data:`TIE_GAIN_SHARE` of the most useful one's
+    gain over the floor: where a table's label carries little, every difference is within the error, and the
+    rule would otherwise trade most of that little for room. Without ``utility_vs_best`` the most useful is
+    chosen. Failed candidates keep their one-line reason. Raises :class:`ParameterError` naming the
     binding constraint and the closest candidate when nobody is feasible, and the passed-through columns
     when they alone single out more records than the policy allows (``uniqueness``: that of the shown
     columns, measured where the table is, when ``categories`` is not here).
@@ -249,7 +255,7 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         )
     top = most_useful(cands, policy)
     assert top is not None  # feasible is not empty
-    best, alike = _least_loaded(cands, feasible, top, policy)
+    best, alike = _least_loaded(cands, feasible, top, policy, floor)
     for i in range(len(cands)):
         if "failed" in cands[i]:
             continue
@@ -288,15 +294,18 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
     return best, reasons
 
 
-def _least_loaded(cands: list[dict[str, Any]], feasible: list[int], top: int, policy: Any) -> tuple[int, list[int]]:
+def _least_loaded(cands: list[dict[str, Any]], feasible: list[int], top: int, policy: Any,
+                  floor: float | None) -> tuple[int, list[int]]:
     """The feasible candidate with the lowest :func:`policy_load` of those as useful as ``top`` (ties: higher
     utility), and those candidates (``top`` first)."""
-    if policy.equal_utility_se <= 0:
+    obj = policy.objective
+    if policy.equal_utility_se <= 0 or (floor is not None and _utility(cands[top], obj) <= floor):
         return top, [top]
     against = candidate_label(cands[top])
+    # with a floor, as useful keeps most of the top's gain over it too
+    least = float("-inf") if floor is None else floor + TIE_GAIN_SHARE * (_utility(cands[top], obj) - floor)
     alike = [top] + [i for i in feasible if i != top and _as_useful(cands[i], policy)
-                     and cands[i]["utility_vs_best"].get("against") == against]
-    obj = policy.objective
+                     and cands[i]["utility_vs_best"].get("against") == against and _utility(cands[i], obj) >= least]
     best = min(alike, key=lambda i: (round(policy_load(cands[i], policy), 6), -_utility(cands[i], obj)))
     return best, alike
 

@@ -116,9 +116,10 @@ def mark_choice(cands: list[dict[str, Any]], cfg: ReleaseConfig, *, shown: Seque
     accuracy, :func:`~ppdm.release.select.utility_floor`)."""
     from ppdm.release.select import choose, pareto_front, risk_score, utility_floor
 
-    best, reasons = choose(cands, cfg.policy, shown=shown, categories=categories, uniqueness=uniqueness)
-    front = set(pareto_front(cands, cfg.policy.objective,
-                             floor=utility_floor(cfg.policy.objective, majority_pct)))
+    floor = utility_floor(cfg.policy.objective, majority_pct)
+    best, reasons = choose(cands, cfg.policy, shown=shown, categories=categories, uniqueness=uniqueness,
+                           floor=floor)
+    front = set(pareto_front(cands, cfg.policy.objective, floor=floor))
     for i, c in enumerate(cands):
         c["risk_score"] = risk_score(c)
         c["pareto"] = i in front
