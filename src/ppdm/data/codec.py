@@ -33,7 +33,6 @@ __all__ = ["Decoded", "TableCodec", "ONE_HOT_WEIGHT"]
 
 #: the value of an indicator that is on, in the design (a category's, a number's gap's)
 ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
-_ONE_HOT_WEIGHT = ONE_HOT_WEIGHT
 # a column with more categories than this keeps an indicator for each of its most frequent ones and one
 # shared indicator for the rest (decoded as one of them, drawn by frequency): the design stays narrow
 _MAX_LEVELS = 60
@@ -227,15 +226,15 @@ class TableCodec:
             X[:, self.numeric_index_] = (numbers - mu) / sd
         for j, block in self.gap_blocks_.items():
             mask = gaps.get(j, np.zeros(len(cats), dtype=bool))
-            X[:, block[0]] = np.where(mask, 0.0, _ONE_HOT_WEIGHT)
-            X[:, block[1]] = np.where(mask, _ONE_HOT_WEIGHT, 0.0)
+            X[:, block[0]] = np.where(mask, 0.0, ONE_HOT_WEIGHT)
+            X[:, block[1]] = np.where(mask, ONE_HOT_WEIGHT, 0.0)
         for j, (c, block) in enumerate(zip(self.categorical_, self.blocks_[:len(self.categorical_)], strict=True)):
             pos = pd.Index(c.categories).get_indexer(cats[:, j])
             if c.rare:
                 pos[np.isin(cats[:, j], c.rare)] = len(c.categories) - 1
             # a category the codec did not see (a later table) matches none of the indicators
             rows = np.flatnonzero(pos >= 0)
-            X[rows, block[pos[rows]]] = _ONE_HOT_WEIGHT
+            X[rows, block[pos[rows]]] = ONE_HOT_WEIGHT
         return X
 
     # -- decoding --------------------------------------------------------------------------------

@@ -91,8 +91,8 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     util["neighbour_pct"] = neighbour_preservation(table.X if whole.rows is None else table.X[whole.rows],
                                                    whole.design, seed=table.seed)
     clock.lap("utility")
-    # which held-out record the objective's model classifies right, every fold's after the first's: the choice
-    # compares candidates record by record on them (ppdm.release.select.choose)
+    # whether the objective's model classifies each held-out record right, the first fold's records first, then
+    # each further fold's: the choice compares candidates record by record on them (ppdm.release.select.choose)
     hits = [unpack_hits(first["hits"], int(first["hits_rows"]))] if "hits" in first else None
     if table.folds and len(table.folds) > 1 and not costly and table.y is not None:
         numeric = None if table.codec is None else table.codec.numeric_index_

@@ -97,7 +97,8 @@ def compare_with_most_useful(results: list[dict[str, Any]], policy: Any) -> None
         if "hits_pooled" not in r or "failed" in r or not fully_measured(r):
             continue
         mine = unpack_hits(r["hits_pooled"], int(r["hits_pooled_rows"])).astype(float)
-        n = min(len(mine), len(ref))  # a synthesiser is tested on the first fold alone: the records before
+        # a synthesiser is tested on the first fold alone, whose records come first in every candidate's hits
+        n = min(len(mine), len(ref))
         d = mine[:n] - ref[:n]
         r["utility_vs_best"] = {"objective": policy.objective, "against": candidate_label(results[top]),
                                 "difference": round(100.0 * float(d.mean()), 4),
