@@ -130,11 +130,9 @@ def _first_fold(trial: Trial, clock: Clock) -> tuple[dict[str, float], np.ndarra
 
 def _tstr(trial: Trial, part: Any, test: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
     """Train-on-release accuracies of the first fold, and the objective model's hit on each held-out record."""
-    from ppdm.release.utility import tstr_hits
+    from ppdm.release.utility import hit_rates, objective_hits, tstr_hits
 
     t = trial.table
     numeric = None if t.codec is None else t.codec.numeric_index_
     hits = tstr_hits(part.design, part.label, t.X[test], t.y[test], seed=t.seed, numeric=numeric)
-    util = {k: 100.0 * float(v.mean()) for k, v in hits.items()}
-    objective_hits = hits.get(t.objective, hits["tstr_knn_pct"])
-    return util, objective_hits
+    return hit_rates(hits), objective_hits(hits, t.objective)

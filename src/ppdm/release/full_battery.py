@@ -57,7 +57,14 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     from ppdm.attacks import FIRST_SPACES, LINKAGE_SPACES, run_attacks_named
     from ppdm.release.first_pass import Clock, pack_hits, unpack_hits
     from ppdm.release.risk import risk_of, scalar_items, with_linked_risk
-    from ppdm.release.utility import neighbour_preservation, pooled, tstr_hits, utility_scores
+    from ppdm.release.utility import (
+        hit_rates,
+        neighbour_preservation,
+        objective_hits,
+        pooled,
+        tstr_hits,
+        utility_scores,
+    )
 
     t0 = time.perf_counter()
     clock = Clock()
@@ -102,9 +109,9 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
             part = trial.release(train, name=f"fold {i}")
             fold_hits = tstr_hits(part.design, part.label, table.X[test], table.y[test], seed=table.seed,
                                   numeric=numeric)
-            scores.append((len(test), {k: 100.0 * float(v.mean()) for k, v in fold_hits.items()}))
+            scores.append((len(test), hit_rates(fold_hits)))
             if hits is not None:
-                hits.append(fold_hits.get(table.objective, fold_hits["tstr_knn_pct"]))
+                hits.append(objective_hits(fold_hits, table.objective))
         util.update(pooled(scores))
         clock.lap("further folds")
     linked = sensitive = None

@@ -134,9 +134,12 @@ def most_useful(cands: list[dict[str, Any]], policy: Any) -> int | None:
     lower RE), None when there is none: the candidate the others' utility is compared with."""
     feasible = [i for i, c in enumerate(cands)
                 if "failed" not in c and "not_measured" not in c and fully_measured(c) and meets_policy(c, policy)]
-    obj = policy.objective
-    return max(feasible, key=lambda i: (_utility(cands[i], obj), -risk_score(cands[i]), -cands[i]["value"]["re"]),
-               default=None)
+    return _most_useful_of(cands, feasible, policy.objective)
+
+
+def _most_useful_of(cands: list[dict[str, Any]], feasible: list[int], objective: str) -> int | None:
+    return max(feasible, key=lambda i: (_utility(cands[i], objective), -risk_score(cands[i]),
+                                        -cands[i]["value"]["re"]), default=None)
 
 
 def _as_useful(c: dict[str, Any], policy: Any) -> bool:
@@ -253,7 +256,7 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
             f"{reasons[closest]}{also}; relax the policy's limits (policy.max_* in --config, or --max-singling-out "
             "/ --max-linkability) or add stronger mechanisms"
         )
-    top = most_useful(cands, policy)
+    top = _most_useful_of(cands, feasible, obj)
     assert top is not None  # feasible is not empty
     best, alike = _least_loaded(cands, feasible, top, policy, floor)
     for i in range(len(cands)):

@@ -11,7 +11,7 @@ from ppdm.utils.rows import row_dtype
 __all__ = ["UTILITY_SAMPLE", "SVM_SAMPLE", "TSTR_TRAIN_SAMPLE", "TSTR_TESTED", "TSTR_MAX_FOLDS", "stratified_sample",
            "utility_scores", "holdout_split", "holdout_folds", "random_folds", "train_on_release_accuracy",
            "train_on_release_logreg", "knn_predictions", "logreg_predictions", "tstr_hits", "tstr_scores", "pooled",
-           "neighbour_preservation"]
+           "hit_rates", "objective_hits", "neighbour_preservation"]
 
 
 #: cross-validated utilities (an RBF SVM is quadratic or worse in the rows) run on a seeded stratified sample
@@ -231,10 +231,20 @@ def tstr_hits(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, y_t: np.ndarray, *,
             "tstr_logreg_pct": logreg_predictions(B_fit, y_fit, T, numeric) == truth}
 
 
+def hit_rates(hits: dict[str, np.ndarray]) -> dict[str, float]:
+    """The accuracies (%) that per-record hits by model (:func:`tstr_hits`) make."""
+    return {k: 100.0 * float(v.mean()) for k, v in hits.items()}
+
+
+def objective_hits(hits: dict[str, np.ndarray], objective: str) -> np.ndarray:
+    """The hits of the model the objective names (the k-NN's for an objective that is not one of them)."""
+    return hits.get(objective, hits["tstr_knn_pct"])
+
+
 def tstr_scores(B: np.ndarray, y_b: np.ndarray, T: np.ndarray, y_t: np.ndarray, *, seed: int,
                 numeric: np.ndarray | None = None) -> dict[str, float]:
     """The accuracies (%) of :func:`tstr_hits`."""
-    return {k: 100.0 * float(v.mean()) for k, v in tstr_hits(B, y_b, T, y_t, seed=seed, numeric=numeric).items()}
+    return hit_rates(tstr_hits(B, y_b, T, y_t, seed=seed, numeric=numeric))
 
 
 def pooled(scores: list[tuple[int, dict[str, float]]]) -> dict[str, float]:
