@@ -74,3 +74,17 @@ def test_a_parquet_table_and_its_design_are_held_about_once_while_they_are_made(
 def test_give_back_is_harmless_when_there_is_nothing_to_give() -> None:
     give_back()
     give_back()
+
+
+def test_joblib_worker_restarts_are_quiet_and_nothing_else_is() -> None:
+    import warnings
+
+    from ppdm.utils.memory import quiet_worker_restarts
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        quiet_worker_restarts()
+        warnings.warn("A worker stopped while some jobs were given to the executor. This can be caused by a too "
+                      "short worker timeout or by a memory leak.", UserWarning, stacklevel=1)
+        warnings.warn("A worker stopped for another reason", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in seen] == ["A worker stopped for another reason"]

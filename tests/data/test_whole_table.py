@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ppdm.data.codec import TableCodec
-from ppdm.data.columns import infer_columns, is_whole_table, parse_roles
+from ppdm.data.columns import announce_columns, infer_columns, is_whole_table, parse_roles
 from ppdm.exceptions import InputError
 
 
@@ -137,6 +137,28 @@ def test_an_empty_column_is_dropped_with_its_reason() -> None:
     df = pd.DataFrame({"v": [1.0, 2.0, 3.0], "empty": [np.nan] * 3, "c": ["a", "b", "a"]})
     info = {i.name: i for i in infer_columns(df)}["empty"]
     assert info.treatment == "dropped (no values)"
+
+
+def test_a_running_number_is_dropped_as_an_identifier_unless_kept_or_named() -> None:
+    rng = np.random.default_rng(8)
+    n = 120
+    df = pd.DataFrame({
+        "rid": rng.permutation(np.arange(1001, 1001 + n)),  # row numbers, shuffled: still one per row
+        "text_rid": [str(i) for i in range(n)],  # read from text, as a CSV gives them
+        "even": np.arange(0, 2 * n, 2),  # distinct whole numbers with gaps: a quantity, kept
+        "short": np.r_[np.arange(n - 1), n],  # one step of two: no run, kept
+        "v": rng.normal(size=n)})
+    infos = {i.name: i for i in infer_columns(df)}
+    running = "dropped (a running number, one per row: an identifier)"
+    assert infos["rid"].treatment == infos["text_rid"].treatment == running
+    assert infos["rid"].role == "other"
+    assert infos["even"].treatment == infos["short"].treatment == infos["v"].treatment == "perturbed"
+    # under 50 rows a run is left as a quantity; named as the id it becomes pseudonyms; a role keeps it
+    assert {i.name: i for i in infer_columns(df.head(49))}["text_rid"].treatment == "perturbed"
+    assert {i.name: i for i in infer_columns(df, id="rid")}["rid"].role == "identifier"
+    assert {i.name: i for i in infer_columns(df, roles={"rid": "other"})}["rid"].treatment == "perturbed"
+    with pytest.warns(UserWarning, match="'rid' is not released: a running number"):
+        announce_columns(list(infos.values()), n)
 
 
 def _released(seed: int = 6) -> tuple[TableCodec, pd.DataFrame, np.ndarray]:

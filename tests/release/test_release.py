@@ -97,7 +97,8 @@ def test_unsatisfiable_policy_names_constraint_and_closest(cli, wdbc_csv: Path, 
     p.write_text("methods: [{method: svd, grid: {rank: [2]}}]\npolicy: {max_reidentification: 0.0, "
                  "max_within_5pct: 0.0}\nn_jobs: 1\n")
     out = tmp_path / "out"
-    line = one_line_error(*cli("release", wdbc_csv, "--label", "class", "--config", p, "-o", out, "--no-cache"))
+    line = one_line_error(*cli("release", wdbc_csv, "--id", "pid", "--label", "class", "--config", p, "-o", out,
+                               "--no-cache"))
     assert "no candidate satisfies" in line and "closest is svd(rank=2)" in line
     assert not out.exists() and not list(tmp_path.glob(".out.*"))
 

@@ -92,7 +92,7 @@ def test_a_fifo_is_written_into_never_replaced(cli, data: Path, tmp_path: Path) 
 
     t = threading.Thread(target=drain, daemon=True)
     t.start()
-    code, _, err = cli("perturb", data, "--method", "noise", "-o", fifo, "--force")
+    code, _, err = cli("perturb", data, "--method", "noise", "--id", "rid", "-o", fifo, "--force")
     t.join(timeout=30)
     assert code == 0, err
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and got.startswith(b"rid,a,b,c,d,cls")
@@ -107,10 +107,10 @@ def test_one_writer_per_output_set(cli, data: Path, tmp_path: Path) -> None:
     link.symlink_to(out)
     with output_lock(out):
         # the second writer is refused, also when it names the output through a symlink
-        line = one_line_error(*cli("perturb", data, "--method", "noise", "-o", link, "--force"))
+        line = one_line_error(*cli("perturb", data, "--method", "noise", "--id", "rid", "-o", link, "--force"))
         assert "another ppdm run" in line
     assert out.read_text() == "old"
-    assert cli("perturb", data, "--method", "noise", "-o", link, "--force")[0] == 0
+    assert cli("perturb", data, "--method", "noise", "--id", "rid", "-o", link, "--force")[0] == 0
     assert link.is_symlink() and out.read_text().startswith("rid,")
 
 

@@ -71,7 +71,10 @@ def main(argv: list[str] | None = None) -> None:
     import signal
     import threading
 
+    from ppdm.utils.memory import quiet_worker_restarts
+
     warnings.showwarning = _short_warning
+    quiet_worker_restarts()
     polite = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None))
               if s is not None and threading.current_thread() is threading.main_thread()
               and signal.getsignal(s) is signal.SIG_DFL]

@@ -33,6 +33,10 @@ _UNIQUE_MIN_VALUES = 10
 #: why a column is dropped without being asked, as the schema, the record and stderr say it
 FREE_TEXT = "dropped (free text)"
 UNIQUE = "dropped (a different value in every row: an identifier)"
+RUNNING = "dropped (a running number, one per row: an identifier)"
+#: a column of whole numbers that counts its rows one by one (each of first..first+n-1 once) is a row number
+#: from this many rows on: a measured quantity fills such a run exactly by chance only on tiny tables
+_RUNNING_MIN_VALUES = 50
 EMPTY = "dropped (no values)"
 
 
@@ -163,10 +167,22 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             role, treatment = "other", FREE_TEXT
         elif kind == "categorical" and n_distinct == n_values >= _UNIQUE_MIN_VALUES:
             role, treatment = "other", UNIQUE
+        elif kind == "integer" and n_distinct == n_values >= _RUNNING_MIN_VALUES and _counts_rows(s, n_distinct):
+            role, treatment = "other", RUNNING
         else:
             role, treatment = "quasi-identifier", "perturbed"
         out.append(ColumnInfo(c, kind, role, treatment, int(s.isna().sum()), n_distinct))
     return out
+
+
+def _counts_rows(s: pd.Series, n_distinct: int) -> bool:
+    """Whether the distinct whole numbers of ``s`` are a run ``first, first + 1, ..., first + n_distinct - 1``."""
+    from ppdm.data.schema import parse_numbers
+
+    vals = pd.Series(s.array, copy=False).dropna()
+    nums = vals if pd.api.types.is_numeric_dtype(vals) else parse_numbers(vals.astype(str).str.strip())
+    v = nums.to_numpy(dtype=np.float64)
+    return bool(v.size) and float(v.max()) - float(v.min()) + 1 == n_distinct
 
 
 def _identifying(i: ColumnInfo, rows: int) -> bool:
@@ -184,7 +200,7 @@ def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
 
     for i in infos:
         why = i.treatment[len("dropped ("):-1]
-        if i.treatment in (FREE_TEXT, UNIQUE):
+        if i.treatment in (FREE_TEXT, UNIQUE, RUNNING):
             warnings.warn(f"column '{i.name}' is not released: {why}; keep it with --roles '{i.name}=other' (its "
                           "values then reach the release)", ColumnWarning, stacklevel=2)
         elif i.treatment == EMPTY:

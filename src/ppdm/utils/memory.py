@@ -12,8 +12,8 @@ import os
 
 from ppdm.exceptions import ParameterError, ResourceError
 
-__all__ = ["ENV_LIMIT", "give_back", "available_memory", "parse_bytes", "format_bytes", "check_memory", "check_dense",
-           "rows_that_fit"]
+__all__ = ["ENV_LIMIT", "give_back", "quiet_worker_restarts", "available_memory", "parse_bytes", "format_bytes",
+           "check_memory", "check_dense", "rows_that_fit"]
 
 #: environment variable that overrides the detected memory budget
 ENV_LIMIT = "PPDM_MEMORY_LIMIT"
@@ -143,3 +143,18 @@ def give_back() -> None:
             ctypes.CDLL("libc.so.6").malloc_trim(0)
         except (OSError, AttributeError):  # not glibc
             pass
+
+
+def quiet_worker_restarts() -> None:
+    """Silence joblib's warning that one of its workers stopped while jobs were queued.
+
+    A worker of joblib's process pool (loky) that grew by more than 300 MB since its first job ends itself
+    and is replaced; its queued jobs go to the replacement and nothing is lost. A large table's sweep grows
+    its workers that much by design (a candidate's sample, its release and the attacks' indexes), so the
+    warning, which suggests a leak, would only alarm the user. Called by the entry points that show warnings
+    (the command line and the web app), never on import.
+    """
+    import warnings
+
+    warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                            category=UserWarning)
