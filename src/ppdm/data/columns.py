@@ -201,8 +201,9 @@ def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
     for i in infos:
         why = i.treatment[len("dropped ("):-1]
         if i.treatment in (FREE_TEXT, UNIQUE, RUNNING):
-            warnings.warn(f"column '{i.name}' is not released: {why}; keep it with --roles '{i.name}=other' (its "
-                          "values then reach the release)", ColumnWarning, stacklevel=2)
+            named = "name it with --id to publish keyed pseudonyms, or " if i.treatment != FREE_TEXT else ""
+            warnings.warn(f"column '{i.name}' is not released: {why}; {named}keep it with --roles '{i.name}=other' "
+                          "(its values then reach the release)", ColumnWarning, stacklevel=2)
         elif i.treatment == EMPTY:
             warnings.warn(f"column '{i.name}' is not released: {why}", ColumnWarning, stacklevel=2)
         elif i.treatment == "perturbed" and _identifying(i, rows):
