@@ -149,10 +149,10 @@ def quiet_worker_restarts() -> None:
     """Silence joblib's warning that one of its workers stopped while jobs were queued.
 
     A worker of joblib's process pool (loky) that grew by more than 300 MB since its first job ends itself
-    and is replaced; its queued jobs go to the replacement and nothing is lost. A large table's sweep grows
-    its workers that much by design (a candidate's sample, its release and the attacks' indexes), so the
-    warning, which suggests a leak, would only alarm the user. Called by the entry points that show warnings
-    (the command line and the web app), never on import.
+    and is replaced; its queued jobs go to the replacement and nothing is lost. The sweep of the 1,000,000-row
+    benchmark table grew its workers that much (each screens candidates on samples, loading the libraries and
+    keeping the compiled programs they need), and the warning, which suggests a leak, was printed at every
+    run. Called by the command line's entry point (which also serves the web app), never on import.
     """
     import warnings
 
