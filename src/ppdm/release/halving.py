@@ -3,7 +3,10 @@ those that can still be chosen.
 
 1. **First pass** (:mod:`ppdm.release.first_pass`) for every candidate, in parallel. A candidate that
    breaks a limit of the policy there breaks it for good (the full battery keeps every measurement of the
-   first pass and can only add risk): its verdict is final.
+   first pass and can only add risk): its verdict is final. Except where it breaks only singling out or
+   linkability, within the test's 95 % interval of the limit, on one fold (:func:`open_on_every_fold`): that
+   reading is the fold's draw as much as the candidate's, so the candidate goes on like one that holds the
+   policy, and the full battery measures the test on every fold's release, whose mean decides.
 2. **Full battery** (:mod:`ppdm.release.full_battery`) for the others, best first-pass utility first, one
    candidate per free worker. Once one holds the policy, a candidate goes on only if it could still beat the
    best so far: the difference of their first-fold utilities, compared
@@ -38,10 +41,10 @@ import numpy as np
 from ppdm.release.ladder import epsilon_ladders, ladder_rungs, near_the_policy, not_measured_record
 from ppdm.release.trial import SweepTable
 
-__all__ = ["SCORING_VERSION", "FULL_WEIGHT", "staged_sweep", "first_passes", "could_beat"]
+__all__ = ["SCORING_VERSION", "FULL_WEIGHT", "staged_sweep", "first_passes", "could_beat", "open_on_every_fold"]
 
 #: bump when the scoring changes, so cached results are recomputed
-SCORING_VERSION = 23
+SCORING_VERSION = 24
 #: a full battery's cost in first passes (its share of the progress bar's work)
 FULL_WEIGHT = 3
 #: without per-record hits (an objective measured on the release itself), a candidate can still beat the
@@ -127,14 +130,36 @@ def _staged(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cach
     return run
 
 
-def _alive(first: list[dict[str, Any]], idx: list[int], table: SweepTable) -> list[int]:
-    """The candidates of ``idx`` that hold the policy after their first pass, best first-pass utility first."""
+def _alive(first: list[dict[str, Any]], idx: list[int], table: SweepTable, *, near: bool = False) -> list[int]:
+    """The candidates of ``idx`` that hold the policy after their first pass (with ``near``, also those that break
+    it only by a test within its interval of the limit, :func:`open_on_every_fold`), best first-pass utility
+    first."""
     from ppdm.release.select import meets_policy
 
     obj = table.objective
     out = [i for i in idx if "failed" not in first[i] and "not_measured" not in first[i]
-           and meets_policy(first[i], table.policy) and obj in first[i]["utility"]]
+           and obj in first[i]["utility"]
+           and (meets_policy(first[i], table.policy) or near and open_on_every_fold(first[i], table))]
     return sorted(out, key=lambda i: -float(first[i]["utility"][obj]))
+
+
+def open_on_every_fold(c: dict[str, Any], table: SweepTable) -> bool:
+    """Whether a candidate that breaks the policy after its first pass breaks it only by singling out or
+    linkability within its interval of the limit, measured on the first fold alone: the full battery measures
+    those on every fold's release (:func:`ppdm.release.criteria.every_fold_tests`), whose mean decides. Not a
+    synthesiser of whole records (each fold's release would be one more fit of its model)."""
+    from ppdm.release.criteria import tests_to_repeat
+    from ppdm.release.select import policy_violations
+    from ppdm.release.trial import synthesises_records
+
+    if not table.folds or len(table.folds) < 2 or synthesises_records(c["method"]) or "held_out" not in c:
+        return False
+    policy = table.policy
+    repeat = tests_to_repeat(c["held_out"]["tests"], policy)
+    if not repeat:
+        return False
+    others = {**c, "risk": {k: v for k, v in c["risk"].items() if k not in repeat}}
+    return not policy_violations(others, policy)
 
 
 def first_passes(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, *,
@@ -488,11 +513,13 @@ class StagedRun:
         from ppdm.release.table import majority_pct
 
         self.first_done_at = time.perf_counter()
-        alive = _alive(self.first, [i for i, f in enumerate(self.first) if f], self.table)
-        # the report's front (risk against utility) is measured fully too
+        measured = [i for i, f in enumerate(self.first) if f]
+        alive = _alive(self.first, measured, self.table, near=True)
+        holding = _alive(self.first, measured, self.table)
+        # the report's front (risk against utility) is measured fully too, of the candidates that hold the policy
         t = self.table
         floor = utility_floor(t.objective, majority_pct(t.y, t.folds) if t.y is not None and t.folds else None)
-        self.front = {alive[j] for j in pareto_front([self.first[i] for i in alive], t.objective, floor=floor)}
+        self.front = {holding[j] for j in pareto_front([self.first[i] for i in holding], t.objective, floor=floor)}
         # the front is measured fully whatever the others show: its costliest candidates first (a first pass's
         # seconds foretell its full battery's), so that the sweep does not end on one long battery while the
         # other workers idle; the rest, most useful first, then meet the best measured fully by the front

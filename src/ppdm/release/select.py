@@ -279,8 +279,7 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
                           f"{_as_useful_words(cands[i], cands[top], policy)}, but closer to a limit "
                           f"({_load_words(cands[i], policy)})")
         elif cands[i].get("stage") == "first pass":
-            reasons[i] = ("violates the policy at the first pass (the rest of the battery was not run): " + reasons[i]
-                          if reasons[i] else cands[i].get("stopped", "stopped after the first pass"))
+            reasons[i] = _first_pass_words(cands[i], reasons[i])
         elif _screened_only(cands[i]):
             rows = cands[i]["measured_on"].get("rows")
             reasons[i] = (f"screened on a sample of {rows:,} rows: " + (
@@ -295,6 +294,19 @@ def choose(cands: list[dict[str, Any]], policy: Any, *, shown: Any = (), categor
         else:
             reasons[i] = "violates the policy: " + reasons[i]
     return best, reasons
+
+
+def _first_pass_words(c: dict[str, Any], why: str) -> str:
+    """The verdict of a candidate not measured past its first pass (``why``: the limits it breaks, if any)."""
+    stopped = c.get("stopped", "stopped after the first pass")
+    if not why:
+        return stopped
+    if any("folds" in (c["risk"].get(k) or {}) for k in ("singling_out", "linkability")):
+        return ("violates the policy on the mean of every fold's release (the rest of the battery was not run): "
+                + why)
+    if "stopped" in c:  # a test within its interval of the limit on the first fold, and no more useful anyway
+        return f"violates the policy on the first fold ({why}, within the test's interval of the limit); {stopped}"
+    return "violates the policy at the first pass (the rest of the battery was not run): " + why
 
 
 def _least_loaded(cands: list[dict[str, Any]], feasible: list[int], top: int, policy: Any,
