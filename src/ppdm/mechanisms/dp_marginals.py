@@ -37,7 +37,7 @@ from ppdm.mechanisms.dp_columns import (
 )
 from ppdm.utils.validation import check_int, check_real
 
-__all__ = ["MarginalSynthesis", "load_mbi", "RANGE_SHARE"]
+__all__ = ["MarginalSynthesis", "load_mbi", "choose_xla", "RANGE_SHARE"]
 
 #: the share of the budget that measures the bounds of the number columns without public bounds
 RANGE_SHARE = 0.1
@@ -51,21 +51,9 @@ def load_mbi() -> Any:
     """``mbi`` (Private-PGM) with JAX in double precision, or a one-line error naming the extra.
 
     JAX's double precision is a process-wide setting: Private-PGM's estimation stalls in single precision on
-    large tables (its own warning), and ppdm is JAX's only user in its processes. So is XLA's optimisation
-    level, set to 0 unless the environment says otherwise before JAX starts: compiling a model's programs takes
-    most of a fit's time, and the unoptimised programs run the few hundred iterations of a small model fast
-    enough (a third less compile time measured on the adult extract). For the same reason XLA's CPU fusion
-    emitters are turned off (the older emitters make the same programs: a model estimated both ways is
-    identical): a dp-aim fit at epsilon 4 on one core, 14.0 s -> 8.6 s on a 4,000-record adult extract,
-    12.1 s -> 8.2 s on 1,000 German credit records, 22.5 s -> 20.8 s on 5,000 satimage records, whose
-    iterations then run a little slower. XLA aborts the process on a flag it does not know, hence the JAX
-    versions the ``dp`` extra allows.
+    large tables (its own warning), and ppdm is JAX's only user in its processes. XLA's optimisation is set
+    before the process's first computation, by the size of the first model estimated (:func:`choose_xla`).
     """
-    import os
-
-    for flag in ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false"):
-        if flag.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
-            os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
     try:
         import jax
     except ImportError:
@@ -80,6 +68,47 @@ def load_mbi() -> Any:
         raise MissingDependencyError("the marginal-based mechanisms (dp-aim, dp-mst) need Private-PGM (mbi); "
                                      "install it with: pip install 'ppdm[dp]'") from None
     return mbi
+
+
+#: XLA's flags for models whose programs cost more to compile than to run (most tables' models): no backend
+#: optimisation and the older CPU emitters (they make the same programs)
+FAST_COMPILE = ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false")
+#: XLA's flags for models whose iterations cost more than their compile: its defaults
+OPTIMISED = ("--xla_backend_optimization_level=3", "--xla_cpu_use_fusion_emitters=true")
+#: a junction tree of at least this many megabytes is estimated with :data:`OPTIMISED` programs
+OPTIMISE_FROM_MB = 1.0
+
+
+def choose_xla(model_mb: float | None) -> None:
+    """XLA's optimisation for this process, chosen by the first model it estimates (``model_mb``: its junction
+    tree's size, :func:`~ppdm.mechanisms.dp_model_size.model_size_mb`; None: no estimation, draws only).
+
+    Compiling a model's programs takes most of a fit's time on most tables, and unoptimised programs compile
+    faster: a dp-aim fit at epsilon 4 (on one core, the earlier release's measurements) took 8.6 s instead of
+    14.0 s on a 4,000-record adult extract, 8.2 s instead of 12.1 s on 1,000 German credit records. The
+    mirror-descent iterations then run slower, by the model's size: on 5,000 letter records (16 columns, a
+    label of 26 classes, a junction tree of 1.85 MB) a fit and its draws took 29.3 s unoptimised against 16.7 s
+    with XLA's defaults, while optdigits (64 columns, 0.29 MB) took 29.4 s against 34.9 s, spambase (0.06 MB)
+    26.1 s against 29.8 s and satimage (0.16 MB) 16.0 s against 24.1 s. XLA reads its flags when JAX's
+    backend starts, once a process: the first model estimated decides (a sweep's workers fit one table's
+    models), and flags the environment already names are left as they are.
+    """
+    import os
+
+    try:
+        from jax._src import xla_bridge  # the dp extra pins JAX's versions: this one is known
+
+        started = bool(xla_bridge.backends_are_initialized())
+    except (ImportError, AttributeError):
+        started = False
+    if started:
+        return
+    flags = OPTIMISED if model_mb is not None and model_mb >= OPTIMISE_FROM_MB else FAST_COMPILE
+    given = os.environ.get("XLA_FLAGS", "")
+    for flag in flags:
+        if flag.split("=")[0] not in given:
+            given = (given + " " + flag).strip()
+    os.environ["XLA_FLAGS"] = given
 
 
 @functools.cache  # one class a process: JAX keeps its compiled programs by the estimator's class
@@ -332,14 +361,23 @@ class MarginalSynthesis(Mechanism):
                        warm: Any = None) -> Any:
         """Private-PGM's mirror descent on the noisy marginals; the number of records is public."""
         mbi = load_mbi()
+        choose_xla(self._model_mb(measurements, sizes))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return mbi.estimation.MirrorDescent().estimate(self.model_domain(sizes), list(measurements),
                                                            known_total=float(n), iters=int(iters), warm_start=warm)
 
+    @staticmethod
+    def _model_mb(measurements: list[Any], sizes: np.ndarray) -> float:
+        """The junction tree's megabytes for the measurements' cliques (``c{j}``: column ``j``)."""
+        from ppdm.mechanisms.dp_model_size import model_size_mb
+
+        return model_size_mb([int(v) for v in sizes], [[int(a[1:]) for a in m.clique] for m in measurements])
+
     def estimate_potentials(self, measurements: list[Any], sizes: np.ndarray, n: int) -> Any:
         """The potentials of the model :meth:`estimate_model` fits (:func:`lean_mirror_descent`: the same
         iterations, without the marginals nothing here reads)."""
+        choose_xla(self._model_mb(measurements, sizes))
         estimator = lean_mirror_descent()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -352,6 +390,7 @@ class MarginalSynthesis(Mechanism):
         import jax.numpy as jnp
 
         mbi = load_mbi()
+        choose_xla(None)  # draws alone (a fitted model read back): small programs, compiled fast
         domain = self.model_domain(self.model_domain_)
         tables, at = {}, 0
         for cl in self.model_cliques_:
