@@ -103,3 +103,14 @@ def test_a_sweep_reads_singling_out_near_its_limit_on_every_fold(tmp_path: Path)
             assert c["stage"] == "first pass" and "mean of every fold's release" in c["verdict"]
         elif not policy_violations(c, policy):
             assert c["stage"] == "full battery"
+
+
+def test_the_summary_says_when_a_test_is_the_mean_of_the_folds() -> None:
+    from ppdm.release.summary import _tests_line
+
+    so = {"risk": 0.031, "family": "multivariate", "equal_size": {"risk": 0.0},
+          "folds": {"n": 5, "risks": [0.062, 0.02, 0.03, 0.01, 0.03], "first_fold": {"risk": 0.062}}}
+    line = _tests_line({"singling_out": so, "linkability": {"risk": 0.0}})
+    assert line is not None and "singling out 3.1%" in line
+    assert "the mean of 5 folds' releases, the first fold 6.2%" in line
+    assert "folds" not in (_tests_line({"singling_out": {k: v for k, v in so.items() if k != "folds"}}) or "")

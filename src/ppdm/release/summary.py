@@ -155,11 +155,14 @@ def _tests_line(risk: dict[str, Any]) -> str | None:
         return None
     parts = []
     if so:
-        parts.append(f"singling out {so['risk']:.1%} ({so.get('family', '')} predicates; "
+        first = (so.get("folds") or {}).get("first_fold", {}).get("risk", 0.0)
+        folds = f"the mean of {so['folds']['n']} folds' releases, the first fold {first:.1%}; " if "folds" in so else ""
+        parts.append(f"singling out {so['risk']:.1%} ({so.get('family', '')} predicates; {folds}"
                      f"{(so.get('equal_size') or {}).get('risk', 0.0):.1%} against a control as large as the table)")
     if lk:
         parts.append("linkability not applicable (one column)" if lk.get("not_applicable")
-                     else f"linkability {lk['risk']:.1%}")
+                     else f"linkability {lk['risk']:.1%}" + (f" (the mean of {lk['folds']['n']} folds' releases)"
+                                                            if "folds" in lk else ""))
     if mb:
         parts.append(f"membership advantage {mb['overall']['advantage']:.1%} overall and "
                      f"{mb['outliers']['advantage']:.1%} on the {mb['outliers'].get('n_outliers', 20)} most outlying "
