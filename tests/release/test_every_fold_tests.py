@@ -114,3 +114,27 @@ def test_the_summary_says_when_a_test_is_the_mean_of_the_folds() -> None:
     assert line is not None and "singling out 3.1%" in line
     assert "the mean of 5 folds' releases, the first fold 6.2%" in line
     assert "folds" not in (_tests_line({"singling_out": {k: v for k, v in so.items() if k != "folds"}}) or "")
+
+
+def test_candidates_near_a_limit_get_their_full_battery_after_those_that_hold() -> None:
+    """The queue of full batteries: the front, then the others that hold the policy by first-pass utility, then
+    those that broke a limit only within its interval on the first fold (most break it on the mean too), even
+    the most useful of them."""
+    from ppdm.release.halving import StagedRun
+
+    def first(util: float, so: dict[str, Any]) -> dict[str, Any]:
+        c = _first_pass("mdav", so)
+        c["utility"] = {"x": util}
+        c["risk"]["reidentification"] = c["risk"]["reidentification_excess"] = 0.01
+        return c
+
+    ok, near, far = _reading(0.01, 0.0, 0.03), _reading(0.062, 0.02, 0.10), _reading(0.2, 0.15, 0.25)
+    jobs = [(str(i), "mdav", {"k": i}) for i in range(4)]
+    table = SimpleNamespace(policy=Policy(), objective="x", y=None, folds=[(None, None)] * 5)
+    bar = SimpleNamespace(advance=lambda n: None, expect=lambda n: None, expect_first=lambda n: None)
+    run = StagedRun(table, jobs, SimpleNamespace(get=lambda k: None, put=lambda k, v: None),  # type: ignore[arg-type]
+                    bar, [], False, {})
+    run.first = [first(91.0, near), first(90.0, ok), first(85.0, ok), first(95.0, far)]
+    run._open_queue()
+    assert 3 not in run.queue  # far beyond the limit: settled by its first pass
+    assert run.queue[-1] == 0 and set(run.queue[:-1]) == {1, 2}

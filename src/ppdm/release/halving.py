@@ -316,8 +316,9 @@ class StagedRun:
        unless they wait for the best measured fully (:meth:`_open`);
     2. the first passes not yet started, the costliest first;
     3. once every first pass but an epsilon ladder's has ended (the Pareto front and the order by first-pass
-       utility are known), the full batteries, best first-pass utility first, each only if the candidate could
-       still beat the best measured fully by then (or is on the front). A rung of a ladder that ends later
+       utility are known), the full batteries, best first-pass utility first (those that broke a limit only
+       within its interval on the first fold after the others), each only if the candidate could still beat
+       the best measured fully by then (or is on the front). A rung of a ladder that ends later
        joins them in its place (the front without it holds every candidate the front with it holds, and more).
 
     The decisions read the same measurements as stage by stage; only the order of the work differs.
@@ -524,7 +525,11 @@ class StagedRun:
         # seconds foretell its full battery's), so that the sweep does not end on one long battery while the
         # other workers idle; the rest, most useful first, then meet the best measured fully by the front
         front = sorted((i for i in alive if i in self.front), key=lambda i: -float(self.first[i].get("seconds", 0.0)))
-        self.queue = front + [i for i in alive if i not in self.front]
+        # those that broke a limit only within its interval on the first fold come last: most break it on the
+        # mean too, and by then the best that holds the policy stops the ones that could not beat it anyway
+        held = set(holding)
+        self.queue = (front + [i for i in alive if i not in self.front and i in held]
+                      + [i for i in alive if i not in held])
 
     # -- what a result opens ---------------------------------------------------------------------------------
 
