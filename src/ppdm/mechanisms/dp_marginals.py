@@ -86,10 +86,12 @@ def choose_xla(model_mb: float | None) -> None:
     Compiling a model's programs takes most of a fit's time on most tables, and unoptimised programs compile
     faster: a dp-aim fit at epsilon 4 (on one core, the earlier release's measurements) took 8.6 s instead of
     14.0 s on a 4,000-record adult extract, 8.2 s instead of 12.1 s on 1,000 German credit records. The
-    mirror-descent iterations then run slower, by the model's size: on 5,000 letter records (16 columns, a
-    label of 26 classes, a junction tree of 1.85 MB) a fit and its draws took 29.3 s unoptimised against 16.7 s
-    with XLA's defaults, while optdigits (64 columns, 0.29 MB) took 29.4 s against 34.9 s, spambase (0.06 MB)
-    26.1 s against 29.8 s and satimage (0.16 MB) 16.0 s against 24.1 s. XLA reads its flags when JAX's
+    mirror-descent iterations then run slower, by the model's size: one ``ppdm perturb --method dp-aim`` at
+    epsilon 4 of 5,000 letter records (16 columns, a label of 26 classes, a junction tree of 1.85 MB) took
+    29.3 s unoptimised against 16.7 s with XLA's defaults, while optdigits (64 columns, 0.29 MB) took 29.4 s
+    against 34.9 s, spambase (0.06 MB) 26.1 s against 29.8 s, satimage (0.16 MB) 16.0 s against 24.1 s, and
+    3,000 adult and 1,000 German credit records 9.8 s against 14.8 s and 9.7 s against 15.2 s (each command
+    once, about 2 s of it the command's own). XLA reads its flags when JAX's
     backend starts, once a process: the first model estimated decides (a sweep's workers fit one table's
     models), and flags the environment already names are left as they are.
     """
