@@ -5,7 +5,8 @@ contain (the control, which the sweep holds out): a held-out fold's training row
 are compared as published: a whole table's numbers in their units and its categories as released, with the
 columns shown unchanged beside them (the label among them).
 
-* singling out and linkability: the first fold's release (the first pass; the policy limits both);
+* singling out and linkability: the first fold's release (the first pass; the policy limits both), and every
+  fold's where the first fold's reading is within its interval of the limit (:func:`every_fold_tests`);
 * inference of every column from the others: the first fold's release (the full battery; reported);
 * membership: from the distance to the closest released row. With several folds every record is a
   non-member of the fold that holds it out and a member of the next fold's release: on the most outlying
