@@ -25,7 +25,8 @@ import numpy as np
 from ppdm.release.trial import Released, SweepTable, Trial
 
 __all__ = ["mixed_views", "as_mixed", "anonymisation_of", "first_fold_tests", "policy_reading", "inference_test",
-           "membership_of", "keeps_no_row", "near_limit", "tests_to_repeat", "every_fold_tests", "pooled_reading"]
+           "membership_of", "keeps_no_row", "near_limit", "tests_to_repeat", "repeated_tests", "every_fold_tests",
+           "pooled_reading"]
 
 #: members and control records a test measures at most (seeded samples above)
 TEST_ROWS = 5000
@@ -151,6 +152,17 @@ def tests_to_repeat(tests: dict[str, Any], policy: Any) -> set[str]:
     return out
 
 
+def repeated_tests(table: SweepTable, method: str, tests: dict[str, Any]) -> set[str]:
+    """The first fold's ``tests`` a candidate of ``method`` has measured on every fold (:func:`tests_to_repeat`),
+    where there is more than one fold and the candidate is not a synthesiser of whole records (each fold's
+    release would be one more fit of its model)."""
+    from ppdm.release.trial import synthesises_records
+
+    if not table.folds or len(table.folds) < 2 or synthesises_records(method):
+        return set()
+    return tests_to_repeat(tests, table.policy)
+
+
 def every_fold_tests(trial: Trial, parts: list[Released], tests: dict[str, Any]) -> dict[str, Any]:
     """Singling out and linkability pooled over every fold's release where the first fold's reading could not
     tell them from their limits (:func:`tests_to_repeat`); ``parts``: the folds' releases in the folds' order,
@@ -214,12 +226,16 @@ def pooled_reading(readings: list[dict[str, Any]]) -> dict[str, Any]:
             "interval": [min(max(mean - half, 0.0), 1.0), min(max(mean + half, 0.0), 1.0)]}
 
 
+def _folds(readings: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the record keeps of a test's readings on the folds: how many, each one's risk, the first fold's."""
+    first = readings[0]
+    return {"n": len(readings), "risks": [round(float(r["risk"]), 6) for r in readings],
+            "first_fold": {k: first.get(k) for k in ("risk", "interval", "family") if k in first}}
+
+
 def _pooled_test(readings: list[dict[str, Any]]) -> dict[str, Any]:
     """A test pooled over the folds: the first fold's details, the pooled risk and interval, every fold's."""
-    pooled = pooled_reading(readings)
-    return {**readings[0], **pooled,
-            "folds": {"n": len(readings), "risks": [round(float(r["risk"]), 6) for r in readings],
-                      "first_fold": {"risk": readings[0]["risk"], "interval": readings[0].get("interval")}}}
+    return {**readings[0], **pooled_reading(readings), "folds": _folds(readings)}
 
 
 def _pooled_singling_out(readings: list[dict[str, Any]]) -> dict[str, Any]:
@@ -227,12 +243,8 @@ def _pooled_singling_out(readings: list[dict[str, Any]]) -> dict[str, Any]:
     the worst pooled family binding."""
     families = {name: pooled_reading([r["readings"][name] for r in readings]) for name in readings[0]["readings"]}
     worst = max(families, key=lambda k: families[k]["risk"])
-    first = readings[0]
-    return {**first, "readings": families, "risk": families[worst]["risk"], "interval": families[worst]["interval"],
-            "family": worst,
-            "folds": {"n": len(readings), "risks": [round(float(r["risk"]), 6) for r in readings],
-                      "first_fold": {"risk": first["risk"], "interval": first.get("interval"),
-                                     "family": first.get("family")}}}
+    return {**readings[0], "readings": families, "risk": families[worst]["risk"],
+            "interval": families[worst]["interval"], "family": worst, "folds": _folds(readings)}
 
 
 def policy_reading(so: dict[str, Any], control: str) -> dict[str, Any]:

@@ -59,7 +59,7 @@ def sweep_attacks(threat: str, method: str | None, *, seed_search: bool = True,
 def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     """The candidate's record after its full battery, from its first pass ``first`` (plain data, no keys)."""
     from ppdm.attacks import FIRST_SPACES, LINKAGE_SPACES, run_attacks_named
-    from ppdm.release.criteria import every_fold_tests, tests_to_repeat
+    from ppdm.release.criteria import every_fold_tests, repeated_tests
     from ppdm.release.first_pass import Clock, pack_hits, unpack_hits
     from ppdm.release.risk import risk_of, scalar_items, with_linked_risk
     from ppdm.release.select import policy_violations
@@ -85,7 +85,7 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
     # fold's is (OpenDP's noise is drawn anew for the published release either way)
     costly = synthesises_records(method)
     held = first.get("held_out") or {}
-    if table.folds and not costly and tests_to_repeat(held.get("tests", {}), table.policy):
+    if repeated_tests(table, method, held.get("tests", {})):
         # a test the first fold could not tell from its limit: the mean over every fold's release decides, and
         # one that breaks the policy there ends the candidate before the rest of the battery
         parts = [trial.release(train, name=f"fold {i}") for i, (train, _) in enumerate(table.folds)]

@@ -148,18 +148,14 @@ def open_on_every_fold(c: dict[str, Any], table: SweepTable) -> bool:
     linkability within its interval of the limit, measured on the first fold alone: the full battery measures
     those on every fold's release (:func:`ppdm.release.criteria.every_fold_tests`), whose mean decides. Not a
     synthesiser of whole records (each fold's release would be one more fit of its model)."""
-    from ppdm.release.criteria import tests_to_repeat
+    from ppdm.release.criteria import repeated_tests
     from ppdm.release.select import policy_violations
-    from ppdm.release.trial import synthesises_records
 
-    if not table.folds or len(table.folds) < 2 or synthesises_records(c["method"]) or "held_out" not in c:
-        return False
-    policy = table.policy
-    repeat = tests_to_repeat(c["held_out"]["tests"], policy)
+    repeat = repeated_tests(table, c["method"], c["held_out"]["tests"]) if "held_out" in c else set()
     if not repeat:
         return False
     others = {**c, "risk": {k: v for k, v in c["risk"].items() if k not in repeat}}
-    return not policy_violations(others, policy)
+    return not policy_violations(others, table.policy)
 
 
 def first_passes(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]], cache: Any, *,
