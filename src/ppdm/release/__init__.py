@@ -210,7 +210,7 @@ def _release(
                                columns=list(prep.schema.released), preprocess=cfg.preprocess, threat=cfg.threat,
                                seed=evaluation_seed, key_seed=context["key_seed"], seed_known=key.known,
                                objective=cfg.policy.objective, policy=cfg.policy, shown_names=tuple(prep.shown),
-                               label_name=label)
+                               label_name=label, repeats=prep.repeats)
             everything = staged_sweep(table, jobs, cache, workers=sweep_workers(cfg), progress=progress,
                                       full=full_battery, timings=timings, yardstick=yardstick)
             del table
@@ -224,10 +224,11 @@ def _release(
         timings["original utility (on a worker)"] = yardstick["seconds"]
     else:
         t0 = time.perf_counter()
-        original = original_utility(X, y, folds, evaluation_seed, codec)
+        original = original_utility(X, y, [*(folds or ()), *(prep.repeats or ())], evaluation_seed, codec)
         timings["original utility"] = round(time.perf_counter() - t0, 3)
     note = sweep_notes(prep.label_note, n=len(X), y_rows=None if y is None else len(y), where=where,
-                       confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds)
+                       confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds,
+                       repeats=prep.repeats if len(X) <= SCREEN_ABOVE else None)
     best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories,
                        majority_pct=original.get("majority_pct"))
     choice = None

@@ -124,7 +124,8 @@ def full_battery(table: SweepTable, method: str, params: dict[str, Any], first: 
         numeric = None if table.codec is None else table.codec.numeric_index_
         tstr = {k: v for k, v in first["utility"].items() if k.startswith("tstr_")}
         scores = [(len(table.folds[0][1]), tstr)]
-        for i, (train, test) in enumerate(table.folds[1:], start=1):
+        # the further folds, then a small table's repeated splits (each a release of its training rows)
+        for i, (train, test) in enumerate(table.utility_folds[1:], start=1):
             part = trial.release(train, name=f"fold {i}")
             fold_hits = tstr_hits(part.design, part.label, table.X[test], table.y[test], seed=table.seed,
                                   numeric=numeric)

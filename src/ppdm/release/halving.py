@@ -44,7 +44,7 @@ from ppdm.release.trial import SweepTable
 __all__ = ["SCORING_VERSION", "FULL_WEIGHT", "staged_sweep", "first_passes", "could_beat", "open_on_every_fold"]
 
 #: bump when the scoring changes, so cached results are recomputed
-SCORING_VERSION = 24
+SCORING_VERSION = 25
 #: a full battery's cost in first passes (its share of the progress bar's work)
 FULL_WEIGHT = 3
 #: without per-record hits (an objective measured on the release itself), a candidate can still beat the
@@ -80,15 +80,19 @@ def staged_sweep(table: SweepTable, jobs: list[tuple[str, str, dict[str, Any]]],
     results = run.results
     for i in run.stopped:
         results[i]["stopped"] = _why_stopped(run.first[i], _at(results, run.best), table.objective)
-    compare_with_most_useful(results, table.policy)
+    compare_with_most_useful(results, table.policy, table.tested_rows())
     return [_public(r) for r in results]
 
 
-def compare_with_most_useful(results: list[dict[str, Any]], policy: Any) -> None:
+def compare_with_most_useful(results: list[dict[str, Any]], policy: Any, tested: np.ndarray | None = None) -> None:
     """Give every candidate measured fully its utility's difference from the most useful candidate that holds
     the policy (``utility_vs_best``: points, their standard error and the records compared), record by record
     on the held-out records both were tested on: the choice's one-standard-error rule reads it
-    (:func:`ppdm.release.select.choose`). Only the difference and its error reach the record, never the hits."""
+    (:func:`ppdm.release.select.choose`). Only the difference and its error reach the record, never the hits.
+
+    ``tested``: the record of each prediction (:meth:`SweepTable.tested_rows`). A record predicted on several
+    splits (a small table's repeats) counts once, with the mean of its differences: its predictions are not
+    independent of each other, and counted apart they would shrink the standard error."""
     from ppdm.release.first_pass import unpack_hits
     from ppdm.release.select import candidate_label, fully_measured, most_useful
 
@@ -103,6 +107,10 @@ def compare_with_most_useful(results: list[dict[str, Any]], policy: Any) -> None
         # a synthesiser is tested on the first fold alone, whose records come first in every candidate's hits
         n = min(len(mine), len(ref))
         d = mine[:n] - ref[:n]
+        if tested is not None and len(tested) >= n:
+            times = np.bincount(tested[:n])
+            d = (np.bincount(tested[:n], weights=d)[times > 0] / times[times > 0])
+            n = len(d)
         r["utility_vs_best"] = {"objective": policy.objective, "against": candidate_label(results[top]),
                                 "difference": round(100.0 * float(d.mean()), 4),
                                 "se": round(100.0 * float(d.std(ddof=1) / np.sqrt(n)), 4) if n > 1 else 0.0,
@@ -231,7 +239,7 @@ def _yardstick(table: SweepTable) -> dict[str, Any]:
     from ppdm.release.table import original_utility
 
     t0 = time.perf_counter()
-    utility = original_utility(table.X, table.y, table.folds, table.seed, table.codec)
+    utility = original_utility(table.X, table.y, table.utility_folds, table.seed, table.codec)
     return {"utility": utility, "seconds": round(time.perf_counter() - t0, 3)}
 
 

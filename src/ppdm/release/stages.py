@@ -67,12 +67,13 @@ def split_failed(everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
 
 def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: str | None,
                 confirmed_here: bool = False, folds: Any = None, on_workers: str | None = None,
-                parts: list[int] | None = None) -> str | None:
+                parts: list[int] | None = None, repeats: Any = None) -> str | None:
     """What the record says about how the sweep measured (samples, folds, where it ran), in one note.
 
     ``confirmed_here``: the confirmations on every row ran on this machine; ``on_workers``: the kind of input
     (``"Parquet"``, ``"CSV"``) the workers read themselves, confirmed the candidates and made and wrote the
-    chosen release from; ``parts``: the rows of each part of a release by parts (the sweep measured the first).
+    chosen release from; ``parts``: the rows of each part of a release by parts (the sweep measured the first);
+    ``repeats``: a small table's further splits of every row (:func:`~ppdm.release.utility.repeat_folds`).
     """
     from ppdm.release.scale import SCREEN_ABOVE, SCREEN_ROWS
     from ppdm.release.utility import SVM_SAMPLE, TSTR_TRAIN_SAMPLE, UTILITY_SAMPLE
@@ -97,6 +98,10 @@ def sweep_notes(label_note: str | None, *, n: int, y_rows: int | None, where: st
         notes.append(f"train-on-release accuracy is pooled over {len(folds)} disjoint held-out folds "
                      f"({sum(len(te) for _, te in folds):,} real records tested, each against a release of the "
                      "other rows)")
+    if folds and repeats:
+        notes.append(f"for the candidates measured fully, every record was held out {1 + len(repeats) // len(folds)} "
+                     "times, in fresh splits into as many folds: their accuracy is pooled over every split, and "
+                     "each record's differences count once in the comparison of two candidates")
     if n > SCREEN_ABOVE:
         notes.append(f"{n:,} rows: every candidate was screened on a seeded sample of {SCREEN_ROWS:,} rows and "
                      "the best were confirmed on every row, attacked on a seeded sample of targets against all "

@@ -40,8 +40,9 @@ class Prepared:
     ``df``: what is left of the frame (a numeric table's released columns live on in ``X`` only); ``X``: the
     design; ``y``: the label as text (None when it cannot be measured: ``label_note`` says why);
     ``categories``: the columns shown unperturbed beside the release, as text; ``side``: a digest of both;
-    ``folds``: real records held out for the train-on-release test (None: none); ``cfg``: the configuration
-    as the table adapts it (its objective, the preprocessing of a whole table).
+    ``folds``: real records held out for the train-on-release test (None: none); ``repeats``: a small table's
+    further splits of every row for that test (:func:`~ppdm.release.utility.repeat_folds`); ``cfg``: the
+    configuration as the table adapts it (its objective, the preprocessing of a whole table).
     """
 
     df: pd.DataFrame
@@ -58,6 +59,7 @@ class Prepared:
     side: str
     folds: list[tuple[np.ndarray, np.ndarray]] | None
     table_fingerprint: dict[str, Any] | None = None  # the table as read (the state records it)
+    repeats: list[tuple[np.ndarray, np.ndarray]] | None = None
 
 
 def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, workers: int | None = None,
@@ -83,7 +85,7 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     from ppdm.data.io import read_table
     from ppdm.data.schema import resolve_schema
     from ppdm.release.source import design_fingerprint
-    from ppdm.release.utility import holdout_folds, holdout_split, random_folds
+    from ppdm.release.utility import holdout_folds, holdout_split, random_folds, repeat_folds
     from ppdm.utils.memory import give_back
 
     df = read_table(spec.source, sep=spec.sep) if frame is None else frame
@@ -153,9 +155,10 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     categories = shown_text(df, shown)
     # real records held out of a second fit of each candidate: utility as an analyst gets it; on a large
     # table one split holds out thousands of records, a small one pools disjoint folds
-    folds = None
+    folds = repeats = None
     if y is not None and len(X) <= screen_above:
         folds = holdout_folds(y, seed=seed)
+        repeats = repeat_folds(y, folds, seed=seed)
     elif y is not None and (split := holdout_split(y, seed=seed)) is not None:
         folds = [split]
     elif y is None:
@@ -166,7 +169,8 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     return Prepared(df=df, infos=infos, codec=codec, schema=schema, X=X, y=y, label_note=label_note,
                     cfg=cfg.model_copy(update={"policy": policy}), shown=shown, categories=categories,
                     fingerprint=design_fingerprint(X, schema.released),
-                    side=side_digest(y, categories).hexdigest(), folds=folds or None, table_fingerprint=read_as)
+                    side=side_digest(y, categories).hexdigest(), folds=folds or None, table_fingerprint=read_as,
+                    repeats=repeats)
 
 
 def original_utility(X: np.ndarray, y: np.ndarray | None, folds: Any, seed: int, codec: Any) -> dict[str, float]:

@@ -28,7 +28,9 @@ class SweepTable:
     design's names; ``key_seed``: the release key's mechanism stream (the chosen candidate is the very release
     published); ``seed``: the evaluation's seed (folds, samples, attack draws); ``seed_known``: the key is a
     user's seed, which the seed search tries; ``objective`` and ``policy``: what the sweep maximises and
-    limits; ``shown_names``: the names of ``shown``'s columns, ``label_name`` the label's among them.
+    limits; ``shown_names``: the names of ``shown``'s columns, ``label_name`` the label's among them;
+    ``repeats``: a small table's further splits of every row, on which the full battery measures the
+    train-on-release utility again (:func:`~ppdm.release.utility.repeat_folds`; None: none).
     """
 
     X: np.ndarray
@@ -46,6 +48,17 @@ class SweepTable:
     policy: Any = None
     shown_names: tuple[str, ...] = ()
     label_name: str | None = None
+    repeats: list[tuple[np.ndarray, np.ndarray]] | None = None
+
+    @property
+    def utility_folds(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Every split the train-on-release utility is measured on: the folds, then the repeats."""
+        return [*(self.folds or ()), *(self.repeats or ())]
+
+    def tested_rows(self) -> np.ndarray:
+        """The held-out record of every prediction of the train-on-release utility, in the order of a fully
+        measured candidate's hits (the folds', then the repeats')."""
+        return np.concatenate([te for _, te in self.utility_folds]) if self.utility_folds else np.zeros(0, int)
 
     @property
     def mechanism_seed(self) -> object:
