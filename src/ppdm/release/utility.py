@@ -10,9 +10,9 @@ from ppdm.utils.rows import row_dtype
 
 __all__ = ["UTILITY_SAMPLE", "SVM_SAMPLE", "TSTR_TRAIN_SAMPLE", "TSTR_TESTED", "TSTR_MAX_FOLDS", "REPEAT_TESTED",
            "REPEAT_MAX", "stratified_sample", "utility_scores", "holdout_split", "holdout_folds", "repeat_folds",
-           "random_folds", "train_on_release_accuracy",
-           "train_on_release_logreg", "knn_predictions", "logreg_predictions", "tstr_hits", "tstr_scores", "pooled",
-           "hit_rates", "objective_hits", "neighbour_preservation"]
+           "random_folds", "train_on_release_accuracy", "train_on_release_logreg", "knn_predictions",
+           "logreg_predictions", "tstr_hits", "tstr_scores", "pooled", "hit_rates", "objective_hits",
+           "neighbour_preservation"]
 
 
 #: cross-validated utilities (an RBF SVM is quadratic or worse in the rows) run on a seeded stratified sample
