@@ -81,3 +81,26 @@ def test_evaluate_suite_and_tests(cli, tmp_path: Path, rng: np.random.Generator)
     # a rotation keeps every distance: k-NN accuracy is unchanged, and the t-test says so
     assert res["utility"]["knn4_pct"]["original"] == res["utility"]["knn4_pct"]["release"]
     assert res["tests"]["knn4_pct"]["significant"] is False
+
+
+def test_attack_with_the_state_of_a_whole_table_release(cli, tmp_path: Path, rng: np.random.Generator) -> None:
+    # a release of numbers and categories together: its mechanism acted on the design (numbers and one-hot
+    # categories), which the seed search cannot replay on the numbers alone. The battery runs without it; asked
+    # for by name, it is refused in one line
+    n = 150
+    o = pd.DataFrame({"pid": [f"p{i}" for i in range(n)], "age": rng.integers(18, 90, n),
+                      "income": rng.gamma(2.0, 20_000.0, n).round(0),
+                      "city": rng.choice(["north", "south", "east", "west"], n),
+                      "label": rng.integers(0, 2, n)})
+    po, pr, st = tmp_path / "o.csv", tmp_path / "r.csv", tmp_path / "r.state"
+    o.to_csv(po, index=False)
+    code, _, err = cli("perturb", po, "--method", "mdav", "--id", "pid", "--label", "label", "-o", pr, "--state", st)
+    assert code == 0, err
+    js = tmp_path / "a.json"
+    code, _, err = cli("attack", po, pr, "--id", "pid", "--label", "label", "--state", st, "--json", js)
+    assert code == 0, err
+    names = [r["attack"] for r in json.loads(js.read_text())["results"]]
+    assert "linkage" in names and "seed_search" not in names
+    code, _, err = cli("attack", po, pr, "--id", "pid", "--state", st, "--attacks", "seed_search")
+    assert code == 2 and "Traceback" not in err
+    assert "acted on" in err and "leave seed_search out" in err and len(err.strip().splitlines()) == 1

@@ -429,12 +429,27 @@ def _combine(name: str, t: ThreatModel, runs: list[dict[str, Any]]) -> AttackRes
 # ------------------------------------------------------------------------------------ tables
 
 
-def _public_mechanism(state: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """What a publisher states about a release: method, parameters and preprocessing, never the key."""
+def _public_mechanism(state: str | os.PathLike[str], width: int,
+                      asked: Sequence[str] | None = None) -> dict[str, Any] | None:
+    """What a publisher states about a release: method, parameters and preprocessing, never the key.
+
+    None when the mechanism did not act on the ``width`` columns attacked: a whole table's release perturbed
+    its design (numbers and one-hot categories together), which the seed search cannot replay on the numbers
+    alone; the seed search is then left out, or refused by name when ``asked`` for.
+    """
+    from ppdm.exceptions import ParameterError
     from ppdm.state import read_header
 
     h = read_header(state)
     if h.get("kind") != "release" or "mechanism" not in h:
+        return None
+    acted_on = (h.get("arrays", {}).get("preprocess.offset") or {}).get("shape", [width])[0]
+    if acted_on != width:
+        if asked is not None and "seed_search" in asked:
+            raise ParameterError(f"the seed search replays the mechanism on the columns it perturbed, and this "
+                                 f"release's mechanism acted on {acted_on} design columns (a whole table's numbers "
+                                 f"and one-hot categories), not on the {width} attacked here; leave seed_search out "
+                                 "(ppdm release runs it on the design for a release made with --seed)")
         return None
     params = {k: v for k, v in h["mechanism"].get("params", {}).items() if k != "random_state"}
     return {"method": h["method"], "params": params, "preprocess": h.get("preprocess", {}).get("method", "zscore")}
@@ -533,9 +548,12 @@ def attack_tables(
         Y = numeric_matrix(r, rcols)
     ids = (r[id].astype(str).tolist() if id is not None else None)
     categories = _passthrough(o, r, id, cols, rcols)
+    asked = attacks
     if attacks is None and targeted:
         attacks = targeted_attacks(t, X.shape[1] == Y.shape[1])
-    mechanism = _public_mechanism(state) if state is not None else None
+    mechanism = _public_mechanism(state, X.shape[1], asked=asked) if state is not None else None
+    if state is not None and mechanism is None and attacks is not None:
+        attacks = [a for a in attacks if a != "seed_search"]  # nothing this release's state lets it replay
     res = run_attacks_named(X, Y, t, attacks=attacks, random_state=seed, columns=cols, ids=ids,
                             progress=progress, categories=categories, mechanism=mechanism)
     return {
