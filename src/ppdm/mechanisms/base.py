@@ -80,6 +80,10 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     #: :func:`~ppdm.flow.arrays.perturb_array` gives such a mechanism its own preprocessed copy this way, so
     #: a release-sized array is not made beside it (never the caller's table: the flag is off by default)
     _releases_into_input: ClassVar[bool] = False
+    #: parameters that count records of the whole table (a category held by fewer than ``min_count`` records is
+    #: never released): a release of some of the rows standing in for the release of every row (the sweep's
+    #: held-out folds) scales them by its share of the rows, so that it suppresses what the whole release would
+    _table_counts: ClassVar[tuple[str, ...]] = ()
 
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
         """Validate with scikit-learn's public ``validate_data``; failures become :class:`InputError`."""

@@ -266,7 +266,9 @@ class MDAV(Mechanism):
         are set to 0; a group left with none takes the table's most frequent category): a rare category
         drawn into a group's rows would single out its few holders wherever the group is. On adult's 2,000
         records, groups of 20 with ``min_support=4, min_count=30`` keep 94 % of the label signal a logistic
-        regression finds, against 72 % with ``min_support=10`` alone, at the same singling-out risk.
+        regression finds, against 72 % with ``min_support=10`` alone, at the same singling-out risk. The
+        sweep's release of a held-out fold's rows stands in for the release of every row: it takes this count
+        scaled by the fold's share of the rows, so that it drops the categories the whole release drops.
     random_state : ignored
         MDAV is deterministic; the parameter keeps the common mechanism interface.
 
@@ -290,6 +292,7 @@ class MDAV(Mechanism):
 
     #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
     _uses_blocks: ClassVar[bool] = True
+    _table_counts: ClassVar[tuple[str, ...]] = ("min_count",)
 
     def __init__(self, k: int = 10, *, within_strata: bool = True, max_exact_rows: int = 5000,
                  variable: bool = False, gamma: float = 0.2, univariate: bool = False,

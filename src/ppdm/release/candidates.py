@@ -18,7 +18,7 @@ import numpy as np
 from ppdm.exceptions import ParameterError
 
 __all__ = ["CATEGORICAL_MECHANISMS", "split_method", "check_method", "parameters_of", "build_candidate",
-           "describe", "column_treatments", "numeric_part"]
+           "describe", "column_treatments", "numeric_part", "scaled_to_rows"]
 
 #: categorical mechanisms a combined candidate can use: name -> (class, what it protects)
 CATEGORICAL_MECHANISMS: dict[str, tuple[str, str]] = {
@@ -79,6 +79,22 @@ def _split_params(method: str, params: dict[str, Any]) -> tuple[dict[str, Any], 
 def numeric_part(method: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The numeric mechanism of a candidate and its parameters (the candidate itself when not combined)."""
     return split_method(method)[0], _split_params(method, params)[0]
+
+
+def scaled_to_rows(method: str, params: dict[str, Any], rows: int, total: int) -> dict[str, Any]:
+    """``params`` for a release of ``rows`` of a table's ``total`` rows that stands in for the release of
+    every row: the parameters the candidate's mechanisms count over the whole table (``_table_counts``, such as
+    MDAV's ``min_count``) scaled by the share of the rows (rounded, at least 1); the others as they are."""
+    from ppdm.registry import MECHANISMS
+
+    if rows >= total:
+        return params
+    numeric, categorical = split_method(method)
+    counted = set(getattr(MECHANISMS[numeric].load(), "_table_counts", ()))
+    if categorical is not None:
+        counted |= {f"{categorical}.{name}" for name in getattr(_categorical_class(categorical), "_table_counts", ())}
+    return {k: (max(1, round(v * rows / total)) if k in counted and isinstance(v, (int, float)) else v)
+            for k, v in params.items()}
 
 
 def build_candidate(method: str, params: dict[str, Any], *, random_state: object, codec: Any = None) -> Any:

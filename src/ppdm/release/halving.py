@@ -44,7 +44,7 @@ from ppdm.release.trial import SweepTable
 __all__ = ["SCORING_VERSION", "FULL_WEIGHT", "staged_sweep", "first_passes", "could_beat", "open_on_every_fold"]
 
 #: bump when the scoring changes, so cached results are recomputed
-SCORING_VERSION = 25
+SCORING_VERSION = 26
 #: a full battery's cost in first passes (its share of the progress bar's work)
 FULL_WEIGHT = 3
 #: without per-record hits (an objective measured on the release itself), a candidate can still beat the

@@ -100,14 +100,15 @@ class Trial:
     def release(self, rows: np.ndarray | None = None, *, name: str = "all") -> Released:
         """The release of the table's ``rows`` (None: every row), made on first use under ``name``.
 
-        The draws are the key's: a fold's release is the same candidate fitted on fewer rows. A whole table's
+        The draws are the key's: a fold's release is the same candidate fitted on fewer rows, its counts over
+        the whole table scaled to them (:func:`~ppdm.release.candidates.scaled_to_rows`). A whole table's
         categorical draws take stream 1 for every row and stream 2 for a fold (as the published release and
         the held-out measurements always have).
         """
         if name in self._made:
             return self._made[name]
         from ppdm.flow.synthesis import release_design
-        from ppdm.release.candidates import build_candidate
+        from ppdm.release.candidates import build_candidate, scaled_to_rows
 
         t = self.table
         t0 = time.perf_counter()
@@ -115,7 +116,8 @@ class Trial:
         y = t.y if rows is None or t.y is None else t.y[rows]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mech = build_candidate(self.method, self.params, random_state=t.mechanism_seed, codec=t.codec)
+            params = self.params if rows is None else scaled_to_rows(self.method, self.params, len(rows), len(t.X))
+            mech = build_candidate(self.method, params, random_state=t.mechanism_seed, codec=t.codec)
             # a synthesiser of the whole record releases its own label (see ppdm.flow.synthesis)
             B, y_out = release_design(X, mech, preprocess=t.preprocess, y=y, codec=t.codec)
         if B.shape != X.shape:
