@@ -58,3 +58,28 @@ def test_a_fold_release_keeps_the_categories_the_whole_release_keeps() -> None:
     trial2 = Trial(t2, "mdav", {"k": 10, "min_count": 60})
     assert "b" not in set(codec2.filled(trial2.release().published)[:, 0])
     assert "b" not in set(codec2.filled(trial2.release(fold, name="fold").published)[:, 0])
+
+
+def test_a_large_tables_training_rows_stand_in_for_every_row_too(monkeypatch) -> None:
+    # the screening and the confirmation of a large table release its training rows: the same scaling
+    import ppdm.release.candidates as candidates
+    from ppdm.release.scale import score_at_scale
+    from ppdm.release.utility import holdout_split
+
+    built: list[dict] = []
+    real = candidates.build_candidate
+
+    def spy(method: str, params: dict, **kw: object) -> object:
+        built.append(dict(params))
+        return real(method, params, **kw)
+
+    monkeypatch.setattr(candidates, "build_candidate", spy)
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 1000).astype(str)
+    X = rng.normal(size=(1000, 3)) + (y == "1")[:, None]
+    ho = holdout_split(y, seed=0)
+    assert ho is not None and len(ho[0]) == 800
+    score_at_scale(X, y, "mdav", {"k": 10, "min_count": 60}, preprocess="zscore", threat="default", seed=0,
+                   key_seed=5, holdout=ho, max_reidentification=1.0, categories=y[:, None].astype(object),
+                   targets=200, first_batch=100)
+    assert built[0] == {"k": 10, "min_count": 48}

@@ -201,7 +201,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     from ppdm.attacks import run_attacks_named
     from ppdm.flow.synthesis import release_design, with_label
     from ppdm.metrics import value_metrics
-    from ppdm.release.candidates import build_candidate, numeric_part
+    from ppdm.release.candidates import build_candidate, numeric_part, scaled_to_rows
     from ppdm.release.full_battery import sweep_attacks
     from ppdm.release.risk import (
         draws,
@@ -216,7 +216,9 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     n = X.shape[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mech = build_candidate(method, params, random_state=seed if key_seed is None else key_seed, codec=codec)
+        # the training rows stand in for the release of every row: counts over the table scaled to them
+        mech = build_candidate(method, scaled_to_rows(method, params, len(train), n),
+                               random_state=seed if key_seed is None else key_seed, codec=codec)
         # a mechanism that synthesises the whole record releases its own label (see ppdm.flow.synthesis)
         B, y_rel = release_design(X_tr, mech, preprocess=preprocess, y=y_tr, codec=codec)
     del mech  # its fitted strata are a row-length vector nothing below reads
