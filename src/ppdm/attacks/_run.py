@@ -447,9 +447,9 @@ def _public_mechanism(state: str | os.PathLike[str], width: int,
     if acted_on != width:
         if asked is not None and "seed_search" in asked:
             raise ParameterError(f"the seed search replays the mechanism on the columns it perturbed, and this "
-                                 f"release's mechanism acted on {acted_on} design columns (a whole table's numbers "
-                                 f"and one-hot categories), not on the {width} attacked here; leave seed_search out "
-                                 "(ppdm release runs it on the design for a release made with --seed)")
+                                 f"release's mechanism acted on {acted_on} columns (a whole table's numbers and "
+                                 f"one-hot categories, or other columns), not on the {width} attacked here; leave "
+                                 "seed_search out (ppdm release runs it on the design for a release made with --seed)")
         return None
     params = {k: v for k, v in h["mechanism"].get("params", {}).items() if k != "random_state"}
     return {"method": h["method"], "params": params, "preprocess": h.get("preprocess", {}).get("method", "zscore")}
