@@ -65,6 +65,11 @@ def test_a_release_of_other_people_with_its_own_rows_skips_the_battery(cli, file
     assert "attack battery skipped" in out
     assert res["anonymisation"]["linkability"]["risk"] < 0.1
     assert res["anonymisation"]["singling_out"]["equal_size"]["risk"] < 0.1
+    # the figure a release record would show: anonymeter's two families read against the scaled control, the
+    # targeted one at equal sizes, the largest of the three
+    so = res["anonymisation"]["singling_out"]
+    policy = max(so["univariate"]["risk"], so["multivariate"]["risk"], so["targeted"]["equal_size"]["risk"])
+    assert f"policy reads singling out as {100 * policy:.1f} %" in " ".join(out.split())
 
 
 def test_a_control_without_the_releases_columns_is_refused(cli, files: dict[str, Path], tmp_path: Path) -> None:

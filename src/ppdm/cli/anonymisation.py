@@ -72,6 +72,13 @@ def print_anonymisation(console: Any, anon: dict[str, Any]) -> None:
             f"{100 * max(so[f]['unscaled']['risk'] for f in ('univariate', 'multivariate', 'targeted')):.1f} %; "
             f"with members and control at the same size ({so['equal_size']['size']} records), "
             f"{100 * so['equal_size']['risk']:.1f} %.")
+        # the release's policy reads the targeted family at equal sizes (ppdm.release.criteria.policy_reading):
+        # said here, so that this figure and a release record's can be compared
+        from ppdm.release.criteria import policy_reading
+
+        read = policy_reading(so, "audited")
+        console.print(f"ppdm release's policy reads singling out as {100 * read['risk']:.1f} % ({read['family']}): "
+                      "anonymeter's two families with the scaled control, the targeted one at equal sizes.")
     if peer is not None:
         console.print(f"anonymeter {peer['version']}: {peer['n_attacks']} attacks per evaluator, linkability at "
                       "one neighbour on its usual split.")
