@@ -227,8 +227,7 @@ def _release(
         original = original_utility(X, y, [*(folds or ()), *(prep.repeats or ())], evaluation_seed, codec)
         timings["original utility"] = round(time.perf_counter() - t0, 3)
     note = sweep_notes(prep.label_note, n=len(X), y_rows=None if y is None else len(y), where=where,
-                       confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds,
-                       repeats=prep.repeats if len(X) <= SCREEN_ABOVE else None)
+                       confirmed_here=len(X) > ONE_FINALIST_ABOVE, folds=folds, repeats=prep.repeats)
     best = mark_choice(cands, cfg, shown=prep.shown, categories=prep.categories,
                        majority_pct=original.get("majority_pct"))
     choice = None

@@ -109,7 +109,7 @@ def compare_with_most_useful(results: list[dict[str, Any]], policy: Any, tested:
         d = mine[:n] - ref[:n]
         if tested is not None and len(tested) >= n:
             times = np.bincount(tested[:n])
-            d = (np.bincount(tested[:n], weights=d)[times > 0] / times[times > 0])
+            d = np.bincount(tested[:n], weights=d)[times > 0] / times[times > 0]
             n = len(d)
         r["utility_vs_best"] = {"objective": policy.objective, "against": candidate_label(results[top]),
                                 "difference": round(100.0 * float(d.mean()), 4),

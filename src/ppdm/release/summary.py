@@ -155,8 +155,8 @@ def _tests_line(risk: dict[str, Any]) -> str | None:
         return None
     parts = []
     if so:
-        first = (so.get("folds") or {}).get("first_fold", {}).get("risk", 0.0)
-        folds = f"the mean of {so['folds']['n']} folds' releases, the first fold {first:.1%}; " if "folds" in so else ""
+        f = so.get("folds")
+        folds = f"the mean of {f['n']} folds' releases, the first fold {f['first_fold']['risk']:.1%}; " if f else ""
         parts.append(f"singling out {so['risk']:.1%} ({so.get('family', '')} predicates; {folds}"
                      f"{(so.get('equal_size') or {}).get('risk', 0.0):.1%} against a control as large as the table)")
     if lk:
