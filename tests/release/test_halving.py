@@ -177,10 +177,21 @@ def test_a_ladder_measures_only_the_rungs_it_needs_and_says_why_of_the_others(
     assert {c["params"]["epsilon"] for c in out if "not_measured" in c} == set(why)
 
 
-def test_a_ladder_needs_three_rungs_of_one_mechanism() -> None:
-    jobs = [("a", "dp-aim", {"epsilon": 1.0, "delta": 1e-9}), ("b", "dp-aim", {"epsilon": 4.0, "delta": 1e-9}),
+def test_a_ladder_needs_two_rungs_of_one_mechanism() -> None:
+    jobs = [("a", "dp-aim", {"epsilon": 1.0, "delta": 1e-9}), ("b", "dp-copula", {"epsilon": 4.0, "delta": 1e-9}),
             ("c", "dp-aim", {"epsilon": 2.0, "delta": 1e-6})]
-    assert epsilon_ladders(jobs) == []  # two deltas: two ladders of fewer than three rungs
+    assert epsilon_ladders(jobs) == []  # two deltas, two mechanisms: no two rungs of one recipe
+    jobs.append(("d", "dp-copula", {"epsilon": 1.0, "delta": 1e-9}))
+    assert epsilon_ladders(jobs) == [[1, 3]]  # dp-copula at 4 and 1: a ladder of two, the larger first
+    policy = Policy()
+    first: list[dict[str, Any]] = [{} for _ in jobs]
+    assert ladder_rungs([1, 3], first, policy) == [1]
+    first[1] = _first(4.0, True)
+    assert ladder_rungs([1, 3], first, policy) == []  # epsilon 4 holds: epsilon 1 is not fitted
+    first[1] = _first(4.0, False)
+    assert ladder_rungs([1, 3], first, policy) == [3]
+    first[3] = _first(1.0, True)
+    assert ladder_rungs([1, 3], first, policy) == []
 
 
 def test_a_rung_below_one_that_could_not_be_chosen_is_left_out() -> None:
