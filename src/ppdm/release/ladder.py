@@ -18,7 +18,7 @@ def epsilon_ladders(jobs: list[tuple[str, str, dict[str, Any]]]) -> list[list[in
     ladder's job indices from the largest epsilon to the smallest.
 
     Two rungs are a ladder too: when the larger epsilon holds the policy the smaller one is not fitted (on the
-    5,000 x 40 numeric benchmark, dp-copula at epsilon 1 cost a fit and a full battery, 11 s of CPU, beside
+    5,000 x 40 numeric benchmark, dp-copula at epsilon 1 cost a fit and a full battery, 9.9 s of CPU, beside
     an epsilon 4 that held and was chosen); the smaller waits for the larger's first pass, about a second for
     dp-copula."""
     from ppdm.release.trial import draws_from_model
