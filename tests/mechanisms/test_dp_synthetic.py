@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.exceptions import MissingDependencyError
+from ppdm.exceptions import MissingDependencyError, PrivacyWarning
 from ppdm.mechanisms import DPGaussianCopula
 from ppdm.mechanisms.dp_synthetic import BUDGET_SHARES, FIXED_POINT_SLACK, nearest_correlation
 
@@ -219,6 +219,12 @@ def test_the_release_record_and_report_state_the_guarantee(dp, tmp_path: Path) -
     html = (tmp_path / "out" / "report.html").read_text()
     assert "Formal privacy guarantee" in html and "epsilon" in html
     assert any(s.startswith("Formal guarantee: (3, 1e-06)") for s in res.record["summary"])
+    assert not any("does not repeat" in s for s in res.record["summary"])  # a secret key: nothing to repeat
+    cfg.write_text(cfg.read_text() + "seed: 3\n")
+    with pytest.warns(PrivacyWarning):  # a known seed is warned about
+        seeded = release(src, output_dir=tmp_path / "seeded", config=load_config(cfg, None), id="pid",
+                         label="class", use_cache=False, progress=False)
+    assert any(s.startswith("The seed does not repeat the formal guarantee's noise") for s in seeded.record["summary"])
 
 
 def test_a_known_seed_does_not_replay_the_release(dp, fitted) -> None:  # type: ignore[no-untyped-def]

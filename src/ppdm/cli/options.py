@@ -21,8 +21,9 @@ DropOtherOpt = Annotated[
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same bytes).")]
 KeySeedOpt = Annotated[int | None, typer.Option(
-    "--seed", min=0, help="Make the release repeatable with this seed. Default: a secret key from OS entropy, kept in "
-    "the state only. A release made with a known seed can be undone by anyone who knows or guesses it.")]
+    "--seed", min=0, help="Make the release repeatable with this seed (all but the noise of formally private "
+    "mechanisms, which OpenDP draws from its own generator). Default: a secret key from OS entropy, kept in the state "
+    "only. A release made with a known seed can be undone by anyone who knows or guesses it.")]
 KeepIdsOpt = Annotated[bool, typer.Option(
     "--keep-ids", help="Publish the original ids in the original row order (linkable; for releases that stay inside "
     "the organisation). Default: random pseudonyms and shuffled rows, the mapping in the state only.")]

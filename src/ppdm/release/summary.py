@@ -66,6 +66,9 @@ def summary_text(record: dict[str, Any]) -> list[str]:
     if key.get("seed_known"):
         lines.append("WARNING: the release was made with a known seed: anyone who knows or guesses it can regenerate "
                      "the random draws and undo the release.")
+        if g:  # a formal mechanism's noise comes from OpenDP's own generator, which no seed repeats
+            lines.append("The seed does not repeat the formal guarantee's noise (OpenDP draws it from its own secure "
+                         "generator): another run with the same seed gives another release.")
     chosen = next((c for c in record.get("candidates", []) if c.get("chosen")), None)
     link = next((a for a in (chosen or {}).get("attacks", []) if a.get("attack") == "linkage"), None)
     det = (link or {}).get("details", {})
