@@ -129,3 +129,22 @@ def test_help_is_fast_and_lazy() -> None:
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "ppdm", "--help"], capture_output=True, check=True)
     assert time.perf_counter() - t < 3.0
+
+
+def test_every_help_names_the_extra_it_asks_for() -> None:
+    # rich reads "[audit]" as a markup tag: unescaped, the help said "pip install 'ppdm'", which installs nothing new
+    import re
+
+    from typer.testing import CliRunner
+
+    from ppdm.cli.app import app
+
+    runner = CliRunner()
+    commands = re.findall(r"│ (\w+) ", runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).output)
+    assert "attack" in commands and "release" in commands
+    asks = []
+    for name in commands:
+        text = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"}).output
+        asks += re.findall(r"pip install '([^']*)'", text)
+    assert "ppdm[audit]" in asks
+    assert all(re.fullmatch(r"ppdm\[\w+\]", a) for a in asks), asks

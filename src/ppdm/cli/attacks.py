@@ -49,9 +49,10 @@ def attack(
         "--control", help="Real records of the same population that the release did not contain: runs the three "
                           "tests of anonymisation (singling out, linkability, inference) and membership inference "
                           "against them.")] = None,
+    # "\\[" keeps the extra's brackets in the help: rich would read "[audit]" as a markup tag and drop it
     anonymeter: Annotated[bool, typer.Option(
         "--anonymeter", help="With --control: also run anonymeter's evaluators on the same tables and show both "
-                             "(needs pip install 'ppdm[audit]').")] = False,
+                             "(needs pip install 'ppdm\\[audit]').")] = False,
 ) -> None:
     """Attack a release: what can an attacker with the given knowledge recover? (success vs two baselines)"""
     from rich.console import Console
