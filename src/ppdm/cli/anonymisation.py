@@ -39,11 +39,12 @@ def _rows(anon: dict[str, Any]) -> list[tuple[str, str, dict[str, Any], dict[str
 def print_anonymisation(console: Any, anon: dict[str, Any]) -> None:
     """The tests as one table (risk beyond the control, interval, the two rates) and what they mean."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
+    from ppdm.cli.console import plain_console
+
     if not console.is_terminal:
-        console = Console(highlight=False, width=max(console.width, 110))  # a log or a pipe: no need to wrap
+        console = plain_console(width=max(console.width, 110))  # a log or a pipe: no need to wrap
 
     n = anon["n_rows"]
     peer = anon.get("anonymeter")

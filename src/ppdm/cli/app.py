@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ppdm.cli.console import styled
 from ppdm.cli.options import (
     ColumnsOpt,
     DropOpt,
@@ -59,10 +60,14 @@ datasets_app = typer.Typer(help="Bundled datasets and generators.", no_args_is_h
 app.add_typer(datasets_app, name="datasets")
 
 
-def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
+def _console(stderr: bool = False, *, markup: bool = False):  # type: ignore[no-untyped-def]
+    """The console of a command (:mod:`ppdm.cli.console`); ``markup`` only for text ppdm writes itself (the
+    reproductions' tables, whose results are coloured by rich's markup)."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    from ppdm.cli.console import plain_console
+
+    return Console(highlight=False) if markup else plain_console(stderr)
 
 
 def _parse_params(pairs: list[str] | None) -> dict[str, Any]:
@@ -160,8 +165,8 @@ def perturb(
     c = _console()
     # a random_state is key material: it is never echoed
     shown = ", ".join(f"{k}={v}" for k, v in params.items() if k != "random_state") or "defaults"
-    c.print(f"released {s['n_rows']} rows x {s['n_released_columns']} perturbed columns with "
-            f"[bold]{method}[/] ({shown}) -> {res.output}")
+    c.print(styled(f"released {s['n_rows']} rows x {s['n_released_columns']} perturbed columns with ",
+                   (method, "bold"), f" ({shown}) -> {res.output}"))
     c.print(f"key: {s['key']['source']}; {s['identity']['layout']}")
     if "formula_cells" in s:
         f = s["formula_cells"]
@@ -333,7 +338,7 @@ def reproduce(
         if as_json:
             print(json.dumps(coverage_json(), indent=2))
         else:
-            _console().print(coverage_table())
+            _console(markup=True).print(coverage_table())
         return
     if quick and not all_:
         raise ParameterError("--quick selects a subset of --all; give both")
@@ -344,7 +349,7 @@ def reproduce(
     if list_ or (table is None and not all_):
         c = _console()
         for k, r in REPRODUCTIONS.items():
-            c.print(f"[bold]{k}[/]  {r.title}" + ("  [dim](slow)[/]" if r.slow else ""))
+            c.print(styled((k, "bold"), f"  {r.title}", ("  (slow)" if r.slow else "", "dim")))
         return
     if out is not None and not out.is_dir():
         raise OutputError(f"output directory '{out}' does not exist; create it first")
@@ -353,7 +358,7 @@ def reproduce(
 
         from ppdm.experiments.runner import run_with_progress, select, summary_table
 
-        c = _console()
+        c = _console(markup=True)
         summaries = run_with_progress(
             select(quick), console=c, show=not as_json, data_dir=data_dir, trials=trials,
             blas_threads=blas_threads or None, jobs=jobs or min(4, os.cpu_count() or 1),
@@ -373,7 +378,7 @@ def reproduce(
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
-        report.print(_console())
+        report.print(_console(markup=True))
     if not report.passed:
         raise typer.Exit(1)
 
@@ -398,13 +403,11 @@ def _write_artifacts(report: Any, out: Path, force: bool, data_dir: Path | None 
 @app.command("list")
 def list_methods() -> None:
     """List the registered mechanisms."""
-    from rich.markup import escape
-
     from ppdm.registry import MECHANISMS
 
     c = _console()
     for e in MECHANISMS.values():
-        c.print(f"[bold]{e.name:<12}[/] {escape(e.summary)}")
+        c.print(styled((f"{e.name:<12}", "bold"), f" {e.summary}"))
 
 
 @app.command()
@@ -441,9 +444,9 @@ def datasets_list() -> None:
 
     c = _console()
     for d in DATASETS.values():
-        c.print(f"[bold]{d.name:<10}[/] {d.description}  ({d.source}, {d.licence})")
+        c.print(styled((f"{d.name:<10}", "bold"), f" {d.description}  ({d.source}, {d.licence})"))
     for name, desc in GENERATORS.items():
-        c.print(f"[bold]{name:<10}[/] generator: {desc}")
+        c.print(styled((f"{name:<10}", "bold"), f" generator: {desc}"))
 
 
 @datasets_app.command("show")
@@ -453,7 +456,7 @@ def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) ->
 
     df = load(name)
     c = _console()
-    c.print(f"[bold]{name}[/]: {df.shape[0]} rows x {df.shape[1] - 1} attributes + class")
+    c.print(styled((name, "bold"), f": {df.shape[0]} rows x {df.shape[1] - 1} attributes + class"))
     c.print("columns: " + ", ".join(df.columns[:-1]))
     counts = df["class"].value_counts().sort_index()
     c.print("classes: " + ", ".join(f"{k} ({v})" for k, v in counts.items()))

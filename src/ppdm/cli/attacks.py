@@ -55,7 +55,6 @@ def attack(
                              "(needs pip install 'ppdm\\[audit]').")] = False,
 ) -> None:
     """Attack a release: what can an attacker with the given knowledge recover? (success vs two baselines)"""
-    from rich.console import Console
 
     from ppdm.attacks import ThreatModel
     from ppdm.data.io import atomic_write, output_set
@@ -65,7 +64,9 @@ def attack(
         raise ParameterError("--anonymeter compares the three tests of anonymisation; give --control (real records "
                              "the release did not contain)")
     t = ThreatModel.parse(threat)
-    console = Console(highlight=False)
+    from ppdm.cli.console import plain_console
+
+    console = plain_console()
     reads = [("original table", original), ("release", release), ("state file", state), ("control table", control)]
     with output_set([("JSON report", json_out)], reads, force=force) as (out,):
         anon = None

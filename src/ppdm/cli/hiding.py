@@ -91,12 +91,13 @@ def hide(
 
 
 def _print(s: dict[str, Any]) -> None:
-    from rich.console import Console
+    from ppdm.cli.console import plain_console, styled
 
-    c = Console(highlight=False)
-    verdict = "[green]achieved[/]" if s["achieved"] else "[red]NOT achieved[/] (nothing written)"
-    c.print(f"{verdict} after {s['trials']} trial(s) ({s['search']} search, NMF K={s['components']}, "
-            f"{s['seconds']:.2f} s)")
+    c = plain_console()
+    verdict = ("achieved", "green") if s["achieved"] else ("NOT achieved", "red")
+    c.print(styled(verdict, " (nothing written)" if not s["achieved"] else "",
+                   f" after {s['trials']} trial(s) ({s['search']} search, NMF K={s['components']}, "
+                   f"{s['seconds']:.2f} s)"))
     for g in s["goals"]:
         mark = "ok" if g["achieved"] else "missed"
         if g["kind"] == "member":

@@ -37,7 +37,6 @@ def mds_dims(
     if as_json:
         print(json.dumps(res, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
     t = Table(title=f"NMDS stress-1 vs p ({res['rows_used']} of {res['rows']} rows, {dissimilarity})")
@@ -45,7 +44,9 @@ def mds_dims(
         t.add_column(c)
     for p, s, q in zip(res["dims"], res["stress"], res["quality"], strict=True):
         t.add_row(str(p), f"{s:.4f}", q, "<- elbow" if p == res["elbow"] else "")
-    c = Console(highlight=False)
+    from ppdm.cli.console import plain_console
+
+    c = plain_console()
     c.print(t)
     c.print(f"elbow p = {res['elbow']} (--dims auto); thesis default p = n_features - 1 = {res['default']}; "
             f"plot -> {res['plot']}")

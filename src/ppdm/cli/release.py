@@ -116,11 +116,11 @@ def release_command(
                   escape_formulas=escape_formulas, roles=roles, drop=tuple(split_list(drop) or ()),
                   backend=backend, scheduler=scheduler, part_rows=part_rows, full_battery=full_battery,
                   choose=choose, reason=reason)
-    from rich.console import Console
+    from ppdm.cli.console import plain_console
 
-    c = Console(highlight=False)
+    c = plain_console()
     for line in res.record["summary"]:
-        c.print(line, markup=False)
+        c.print(line)
     c.print(f"wrote {output}/: release.{cfg.output_format}, release.json, report.html, release.state (secret)")
 
 
@@ -136,7 +136,6 @@ def schema_command(
     """Show each column's inferred type, role and what a release does with it (counts only, no values)."""
     import json
 
-    from rich.console import Console
     from rich.table import Table
 
     from ppdm.data.columns import infer_columns, parse_roles
@@ -150,7 +149,9 @@ def schema_command(
     t = Table("column", "type", "role", "missing", "distinct", "treatment", title=f"{len(df)} rows")
     for i in infos:
         t.add_row(i.name, i.type, i.role, str(i.n_missing), str(i.n_distinct), i.treatment)
-    Console(highlight=False).print(t)
+    from ppdm.cli.console import plain_console
+
+    plain_console().print(t)
 
 
 def register(app: typer.Typer) -> None:

@@ -35,9 +35,9 @@ def _print(summary: dict[str, Any], as_json: bool, lines: list[str]) -> None:
     if as_json:
         print(json.dumps(summary, indent=2))
         return
-    from rich.console import Console
+    from ppdm.cli.console import plain_console
 
-    c = Console(highlight=False)
+    c = plain_console()
     for line in lines:
         c.print(line)
 

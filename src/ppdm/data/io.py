@@ -45,9 +45,11 @@ def table_format(path: str | os.PathLike[str]) -> str:
 
 
 def expand_inputs(source: str | os.PathLike[str]) -> list[Path]:
-    """Expand a path, a directory of Parquet files or a glob into the list of files it names."""
+    """Expand a path, a directory of Parquet files or a glob into the list of files it names (a path that
+    exists is itself, whatever characters its name holds)."""
     s = str(source)
-    if any(ch in s for ch in "*?["):
+    # a file whose own name holds glob characters ("survey[2024].csv") is read as itself
+    if any(ch in s for ch in "*?[") and not Path(s).exists():
         files = sorted(Path(f) for f in glob.glob(s))
         if not files:
             raise InputError(f"no file matches the pattern '{s}'; check the path and the quotes around it")
