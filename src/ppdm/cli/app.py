@@ -67,7 +67,7 @@ def _console(stderr: bool = False, *, markup: bool = False):  # type: ignore[no-
 
     from ppdm.cli.console import plain_console
 
-    return Console(highlight=False) if markup else plain_console(stderr)
+    return Console(stderr=stderr, highlight=False) if markup else plain_console(stderr)
 
 
 def _parse_params(pairs: list[str] | None) -> dict[str, Any]:
