@@ -8,8 +8,9 @@ its own.
 
 The bounds are public (given by the user) or measured: a noisy histogram of the column on :data:`RANGE_EDGES`, a
 grid fixed in advance (0 and eight cells per decade on each side, from 1e-4 to 1e12), and the outer edges of
-the cells whose noisy count clears :data:`RANGE_CLEARANCE` standard deviations of the noise
-(:func:`bounds_from_counts`, post-processing of the measurement).
+the cells whose noisy count clears :data:`RANGE_CLEARANCE` standard deviations of the noise, widened to hold
+the decades of cells near them whose summed count clears :data:`DECADE_CLEARANCE` deviations of its summed
+noise (:func:`bounds_from_counts`, post-processing of the measurement).
 
 Decoding is post-processing of the synthetic codes and a draw from the mechanism's generator: a code below or
 above the bounds becomes the bound, a bin a uniform draw within it (integers and dates rounded), a gap a gap.
@@ -22,17 +23,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["KINDS", "RANGE_EDGES", "RANGE_CLEARANCE", "ColumnCode", "range_cells", "bounds_from_counts",
-           "number_code", "category_code", "encode_column", "decode_column"]
+__all__ = ["KINDS", "RANGE_EDGES", "RANGE_CLEARANCE", "DECADE_CLEARANCE", "RANGE_REACH", "ColumnCode", "range_cells",
+           "bounds_from_counts", "number_code", "category_code", "encode_column", "decode_column"]
 
 KINDS = ("continuous", "integer", "categorical")
 _PER_DECADE = 8
 _POSITIVE = 10.0 ** (np.arange(-4 * _PER_DECADE, 12 * _PER_DECADE + 1) / _PER_DECADE)
 #: the public grid whose cells a number's range is measured on: -1e12 .. -1e-4, 0, 1e-4 .. 1e12
 RANGE_EDGES = np.concatenate([-_POSITIVE[::-1], [0.0], _POSITIVE])
-#: a cell bounds a column when its noisy count is at least this many noise deviations: with about 260 cells
-#: a cell of noise alone clears 4 deviations with probability 3e-5, so the range is not stretched by noise
+#: a cell bounds a column when its noisy count is at least this many noise deviations. A cell of noise alone
+#: clears 4 deviations with probability 3e-5, one of the grid's 259 cells about 0.8 %: about one column's
+#: range in 130 is stretched to a cell of noise (0.7 % of 5,000 noisy histograms of a 1,500-record column,
+#: simulated), and its values then share the lowest bins. A higher clearance would lose real far values (a
+#: few dozen capital gains in the tens of thousands beside thousands of zeros), so the rule stays
 RANGE_CLEARANCE = 4.0
+#: a run of a decade of cells beyond the bounds widens them when its summed count clears this many deviations
+#: of its summed noise and it starts within :data:`RANGE_REACH` decades of them (:func:`_widened`)
+DECADE_CLEARANCE = 4.5
+RANGE_REACH = 3
 
 
 @dataclass(frozen=True)
@@ -61,16 +69,50 @@ def range_cells(values: np.ndarray) -> np.ndarray:
 
 def bounds_from_counts(noisy: np.ndarray, sigma: float) -> tuple[float, float]:
     """The bounds a noisy range histogram (:func:`range_cells`) supports: the outer edges of the cells whose
-    count clears :data:`RANGE_CLEARANCE` deviations of the noise, or of the largest cell when none does."""
+    count clears :data:`RANGE_CLEARANCE` deviations of the noise (or of the largest cell when none does),
+    widened to hold every decade of cells near them whose summed count clears :data:`DECADE_CLEARANCE`
+    deviations of its summed noise (:func:`_widened`).
+
+    The widening finds values spread thinly over several decades, as a word's frequency or an amount is on a
+    small table (most records at 0, the rest from 0.01 to 10): no single cell of theirs clears the noise, and
+    without it such a column's range was its bulk alone, every other value clipped to it. On a 1,500-record
+    spambase extract (14 word and character frequencies, 4 categories) at epsilon 4, dp-aim's releases kept
+    0.33 to 0.49 of the label signal without it (mean 0.39, five keys) and 0.51 to 0.73 with it (mean 0.60,
+    five keys); see the formal privacy guide.
+    """
     counts = np.asarray(noisy, dtype=np.float64)[: len(RANGE_EDGES) + 1]  # the gaps' cell plays no part
     clear = np.flatnonzero(counts >= RANGE_CLEARANCE * sigma)
     first, last = (int(clear[0]), int(clear[-1])) if clear.size else (int(np.argmax(counts)),) * 2
+    first, last = _widened(counts, first, last, sigma)
     # cell i holds [RANGE_EDGES[i - 1], RANGE_EDGES[i]); the outer cells are open towards infinity
     lo = RANGE_EDGES[max(first - 1, 0)]
     hi = RANGE_EDGES[min(last, len(RANGE_EDGES) - 1)]
     if not hi > lo:
         hi = RANGE_EDGES[min(np.searchsorted(RANGE_EDGES, lo, side="right"), len(RANGE_EDGES) - 1)]
     return float(lo), float(hi)
+
+
+def _widened(counts: np.ndarray, first: int, last: int, sigma: float) -> tuple[int, int]:
+    """The cells ``first..last`` grown to hold every run of a decade of cells (at any offset) whose summed
+    count clears :data:`DECADE_CLEARANCE` deviations of its noise (``sigma`` times the root of the cells
+    summed) and starts within :data:`RANGE_REACH` decades of the cells held so far. Noise alone clears one of
+    the about 50 runs within reach with probability about 2e-4, and widens a range by at most four decades
+    at a time."""
+    if len(counts) < _PER_DECADE:
+        return first, last
+    runs = np.convolve(counts, np.ones(_PER_DECADE), mode="valid")  # runs[i]: cells i .. i + _PER_DECADE - 1
+    clear = runs >= DECADE_CLEARANCE * sigma * np.sqrt(_PER_DECADE)
+    reach = RANGE_REACH * _PER_DECADE
+    grown = True
+    while grown:
+        grown = False
+        up = np.flatnonzero(clear[last + 1: last + 1 + reach])
+        if up.size:
+            last, grown = min(last + 1 + int(up[-1]) + _PER_DECADE - 1, len(counts) - 1), True
+        down = np.flatnonzero(clear[max(first - _PER_DECADE - reach, 0): max(first - _PER_DECADE + 1, 0)])
+        if down.size:
+            first, grown = max(first - _PER_DECADE - reach, 0) + int(down[0]), True
+    return first, last
 
 
 def number_code(kind: str, lo: float, hi: float, n_bins: int, nullable: bool) -> ColumnCode:
