@@ -3,12 +3,14 @@
 Types: ``continuous`` and ``integer`` numbers, ``categorical`` and ``boolean`` values, ``date`` (text that
 parses as dates), ``text`` (free text: nearly every value distinct). Roles: ``identifier``,
 ``quasi-identifier`` (what an attacker may know of a person), ``sensitive``, ``label`` (the class analysts
-predict) and ``other``. Free text and identifiers never reach a release as they are: text is dropped and an
-identifier becomes a keyed pseudonym.
+predict) and ``other``. Free text and identifiers never reach a release as they are: text is dropped, an
+identifier becomes a keyed pseudonym, and a column named as a direct identifier (``email``, ``phone``,
+``surname``...) or holding one (e-mail addresses, telephone numbers) is dropped however often its values repeat.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -38,6 +40,28 @@ RUNNING = "dropped (a running number, one per row: an identifier)"
 #: from this many rows on: a measured quantity fills such a run exactly by chance only on tiny tables
 _RUNNING_MIN_VALUES = 50
 EMPTY = "dropped (no values)"
+#: the start of the treatment of a column dropped because its name or its values say it identifies people
+DIRECT = "dropped (a direct identifier: "
+#: column names that say what identifies a person (lower case, words joined by single spaces): e-mail,
+#: telephone, national and account numbers, addresses and a person's name; a column named so is dropped
+#: whatever its values look like, since a repeated e-mail (a patient seen twice) is no less identifying
+_DIRECT_NAMES = re.compile(
+    r"(?:^|\b)(?:e ?mail|mail address|phone|telephone|tel no|mobile|cellphone|cell phone|fax|ssn|sin|nino|"
+    r"social security|social insurance|national (?:id|insurance)|passport|nhs (?:no|number)|driving licen[cs]e|"
+    r"driver'?s? licen[cs]e|tax (?:id|number)|iban|credit card|card number|account number|ip address|"
+    r"street|address|postal address|home address)(?:\b|$)"
+    r"|^(?:(?:first|last|given|middle|maiden|family|full|patient|customer|client|person|user|employee|member|"
+    r"contact|owner|applicant|student|account) )?(?:name|names|surname|forename|fname|lname|username|login)$")
+#: what the cells of a direct identifier are: a column whose values are nearly all such identifies people
+#: however often its values repeat
+_DIRECT_VALUES = {
+    "e-mail addresses": r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}",
+    "IP addresses": r"\d{1,3}(?:\.\d{1,3}){3}",
+    "social security numbers": r"\d{3}-\d{2}-\d{4}",
+    # 9 to 15 digits, led by +, ( or 0 or in three groups: not a date (8 digits) nor a band such as "50000-74999"
+    "telephone numbers": r"(?=(?:\D*\d){9,15}\D*$)(?:[+(0][\d ().-]{7,20}\d|\d+[ .-]\d+[ .-][\d .-]*\d)",
+}
+_DIRECT_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -163,6 +187,8 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             role, treatment = role or "other", EMPTY
         elif role is not None:
             treatment = "perturbed"  # kept by the user's role, free text and identifiers too (with a warning)
+        elif (what := _direct_identifier(c, s, kind, n_distinct)) is not None:
+            role, treatment = "other", f"{DIRECT}{what})"
         elif kind == "text":
             role, treatment = "other", FREE_TEXT
         elif kind == "categorical" and n_distinct == n_values >= _UNIQUE_MIN_VALUES:
@@ -173,6 +199,33 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             role, treatment = "quasi-identifier", "perturbed"
         out.append(ColumnInfo(c, kind, role, treatment, int(s.isna().sum()), n_distinct))
     return out
+
+
+def _direct_identifier(name: str, s: pd.Series, kind: str, n_distinct: int) -> str | None:
+    """What makes a column a direct identifier of people (``so named``, or what nearly all its values are:
+    ``e-mail addresses``, ``telephone numbers``...), or None. Columns of two values (a yes/no "has e-mail") are
+    not."""
+    if kind == "boolean" or n_distinct < 3:
+        return None
+    if direct_identifier_name(name):
+        return "so named"
+    if kind not in ("categorical", "text"):
+        return None
+    vals = pd.Series(s.array, copy=False).dropna()
+    # a spread sample decides: the patterns are read on at most 2,000 cells
+    cells = vals.iloc[:: max(1, len(vals) // 2000)].astype(str).str.strip()
+    for what, pattern in _DIRECT_VALUES.items():
+        if cells.str.fullmatch(pattern).mean() >= _DIRECT_SHARE:
+            return what
+    return None
+
+
+def direct_identifier_name(name: str) -> bool:
+    """Whether a column's name says that it identifies people (``email``, ``phone_no``, ``SSN``, ``lastName``,
+    ``patient name``...)."""
+    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
+    words = " ".join(re.sub(r"[^0-9a-z']+", " ", words.lower()).split())
+    return _DIRECT_NAMES.search(words) is not None
 
 
 def _counts_rows(s: pd.Series, n_distinct: int) -> bool:
@@ -186,8 +239,10 @@ def _counts_rows(s: pd.Series, n_distinct: int) -> bool:
 
 
 def _identifying(i: ColumnInfo, rows: int) -> bool:
-    """Free text, or categories with a different value in each row (a kept column that names people)."""
-    return i.type == "text" or (i.type == "categorical" and i.n_distinct == rows - i.n_missing >= _UNIQUE_MIN_VALUES)
+    """Free text, categories with a different value in each row, or a column named as a direct identifier (a
+    kept column that names people)."""
+    return i.type == "text" or (i.type == "categorical" and i.n_distinct == rows - i.n_missing >= _UNIQUE_MIN_VALUES) \
+        or (i.type != "boolean" and i.n_distinct >= 3 and direct_identifier_name(i.name))
 
 
 def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
@@ -204,11 +259,17 @@ def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
             named = "name it with --id to publish keyed pseudonyms, or " if i.treatment != FREE_TEXT else ""
             warnings.warn(f"column '{i.name}' is not released: {why}; {named}keep it with --roles '{i.name}=other' "
                           "(its values then reach the release)", ColumnWarning, stacklevel=2)
+        elif i.treatment.startswith(DIRECT):
+            # --id takes a column that names each row once: a repeated e-mail (a patient seen twice) is not one
+            named = "name it with --id to publish keyed pseudonyms, or " if i.n_distinct == rows - i.n_missing else ""
+            warnings.warn(f"column '{i.name}' is not released: {why}; {named}keep it with --roles '{i.name}=other' "
+                          "(its values then reach the release)", ColumnWarning, stacklevel=2)
         elif i.treatment == EMPTY:
             warnings.warn(f"column '{i.name}' is not released: {why}", ColumnWarning, stacklevel=2)
         elif i.treatment == "perturbed" and _identifying(i, rows):
-            warnings.warn(f"column '{i.name}' is free text or names each row, and is released because --roles keeps "
-                          "it: its values can identify people", PrivacyWarning, stacklevel=2)
+            warnings.warn(f"column '{i.name}' is free text, names each row or is named as an identifier, and is "
+                          "released because --roles keeps it: its values can identify people", PrivacyWarning,
+                          stacklevel=2)
 
 
 def dropped_columns(infos: Sequence[ColumnInfo], drop: Sequence[str] = ()) -> tuple[str, ...]:
