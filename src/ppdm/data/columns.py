@@ -43,13 +43,14 @@ EMPTY = "dropped (no values)"
 #: the start of the treatment of a column dropped because its name or its values say it identifies people
 DIRECT = "dropped (a direct identifier: "
 #: column names that say what identifies a person (lower case, words joined by single spaces): e-mail,
-#: telephone, national and account numbers, addresses and a person's name; a column named so is dropped
-#: whatever its values look like, since a repeated e-mail (a patient seen twice) is no less identifying
+#: telephone, national and account numbers, addresses and a person's name, with at most a word either side
+#: (``home_phone_no``, not spambase's ``word_freq_address``); a column named so is dropped whatever its values
+#: look like, since a repeated e-mail (a patient seen twice) is no less identifying
 _DIRECT_NAMES = re.compile(
-    r"(?:^|\b)(?:e ?mail|mail address|phone|telephone|tel no|mobile|cellphone|cell phone|fax|ssn|sin|nino|"
+    r"^(?:[a-z0-9']+ )?(?:e ?mail|mail address|phone|telephone|tel no|mobile|cellphone|cell phone|fax|ssn|sin|nino|"
     r"social security|social insurance|national (?:id|insurance)|passport|nhs (?:no|number)|driving licen[cs]e|"
     r"driver'?s? licen[cs]e|tax (?:id|number)|iban|credit card|card number|account number|ip address|"
-    r"street|address|postal address|home address)(?:\b|$)"
+    r"street|address|postal address|home address)(?: [a-z0-9']+)?$"
     r"|^(?:(?:first|last|given|middle|maiden|family|full|patient|customer|client|person|user|employee|member|"
     r"contact|owner|applicant|student|account) )?(?:name|names|surname|forename|fname|lname|username|login)$")
 #: what the cells of a direct identifier are: a column whose values are nearly all such identifies people
@@ -203,9 +204,9 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
 
 def _direct_identifier(name: str, s: pd.Series, kind: str, n_distinct: int) -> str | None:
     """What makes a column a direct identifier of people (``so named``, or what nearly all its values are:
-    ``e-mail addresses``, ``telephone numbers``...), or None. Columns of two values (a yes/no "has e-mail") are
-    not."""
-    if kind == "boolean" or n_distinct < 3:
+    ``e-mail addresses``, ``telephone numbers``...), or None. Columns of two values (a yes/no "has e-mail") and
+    fractional numbers are not."""
+    if kind in ("boolean", "continuous") or n_distinct < 3:
         return None
     if direct_identifier_name(name):
         return "so named"
@@ -242,7 +243,7 @@ def _identifying(i: ColumnInfo, rows: int) -> bool:
     """Free text, categories with a different value in each row, or a column named as a direct identifier (a
     kept column that names people)."""
     return i.type == "text" or (i.type == "categorical" and i.n_distinct == rows - i.n_missing >= _UNIQUE_MIN_VALUES) \
-        or (i.type != "boolean" and i.n_distinct >= 3 and direct_identifier_name(i.name))
+        or (i.type not in ("boolean", "continuous") and i.n_distinct >= 3 and direct_identifier_name(i.name))
 
 
 def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
