@@ -54,3 +54,51 @@ def test_far_values_that_clear_alone_still_bound_the_column() -> None:
     values = np.concatenate([np.zeros(3700), np.full(150, 7688.0), np.full(150, 15024.0)])
     lo, hi = bounds_from_counts(_true(values), SIGMA)
     assert lo <= 0.0 and hi >= 15024.0
+
+
+def test_a_histogram_of_noise_alone_bounds_nothing() -> None:
+    # no record anywhere: the largest cell of noise was taken for the column's range, wherever it fell
+    rng = np.random.default_rng(11)
+    bounded = sum(bounds_from_counts(rng.normal(0.0, SIGMA, len(RANGE_EDGES) + 2), SIGMA) is not None
+                  for _ in range(1000))
+    assert bounded <= 80  # 4.8 % in a run of 4,000
+
+
+def test_a_column_with_no_clearing_cell_is_bounded_by_its_densest_decade() -> None:
+    # 240 records from 0.03 to 0.3 (a decade): about 30 to a cell, where a cell must clear 4 deviations of 13;
+    # the histograms where none does (the largest cell, data or noise, bounded the column alone)
+    rng = np.random.default_rng(3)
+    values = np.exp(rng.uniform(np.log(0.03), np.log(0.3), 240))
+    true, sigma = _true(values), 13.0
+    held = tried = 0
+    while tried < 100:
+        noisy = true + rng.normal(0.0, sigma, len(true))
+        if noisy.max() >= RANGE_CLEARANCE * sigma:
+            continue
+        tried += 1
+        b = bounds_from_counts(noisy, sigma)
+        held += b is not None and b[1] <= 1.0 and np.mean((values >= b[0]) & (values <= b[1])) >= 0.8
+    assert held >= 95  # a decade of cells: eight in ten of the values at least
+
+
+def test_a_table_too_small_for_its_epsilon_stops_the_fit_with_the_reason() -> None:
+    import pytest
+
+    pytest.importorskip("mbi")
+    pytest.importorskip("opendp")
+    from ppdm.exceptions import InputError
+    from ppdm.mechanisms.dp_select import DPAIM
+
+    # 48 ages from 20 to 89 and an income: no cell nor decade of either clears the noise of epsilon 1
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(20, 90, 48), rng.normal(3.0, 1.0, 48)]).astype(float)
+    stopped = 0
+    for seed in range(3):
+        try:
+            R = DPAIM(epsilon=1.0, random_state=seed).fit_transform(X)
+        except InputError as e:
+            assert "cannot be measured at epsilon 1 on 48 records" in str(e)
+            stopped += 1
+        else:  # a range measured despite the noise must hold the data
+            assert np.abs(np.asarray(R)).max() < 1e4
+    assert stopped >= 2

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["KINDS", "RANGE_EDGES", "RANGE_CLEARANCE", "DECADE_CLEARANCE", "RANGE_REACH", "ColumnCode", "range_cells",
+__all__ = ["KINDS", "RANGE_EDGES", "RANGE_CLEARANCE", "DECADE_CLEARANCE", "RANGE_REACH", "BEST_RUN_CLEARANCE",
+           "ColumnCode", "range_cells",
            "bounds_from_counts", "number_code", "category_code", "encode_column", "decode_column"]
 
 KINDS = ("continuous", "integer", "categorical")
@@ -41,6 +42,13 @@ RANGE_CLEARANCE = 4.0
 #: of its summed noise and it starts within :data:`RANGE_REACH` decades of them (:func:`_widened`)
 DECADE_CLEARANCE = 4.5
 RANGE_REACH = 3
+#: when no cell clears the noise, the decade of cells with the largest count bounds a column if that count clears
+#: this many deviations of its summed noise. Simulated, 400 to 4,000 noisy histograms each, the noise of
+#: epsilon 4 shared by six columns: noise alone clears it in 4.8 % of histograms; WDBC's compactness (192
+#: records over a decade and a half) in 99 %, where the largest cell alone was a cell of noise in 9 %; 48
+#: records of WDBC's radius in 7 %, and the fit otherwise stops with the reason, where the largest cell alone
+#: missed the data in 82 % of histograms (published ages of 133,352,144 and more on such a table)
+BEST_RUN_CLEARANCE = 3.5
 
 
 @dataclass(frozen=True)
@@ -67,11 +75,16 @@ def range_cells(values: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(v), len(RANGE_EDGES) + 1, cells)
 
 
-def bounds_from_counts(noisy: np.ndarray, sigma: float) -> tuple[float, float]:
+def bounds_from_counts(noisy: np.ndarray, sigma: float) -> tuple[float, float] | None:
     """The bounds a noisy range histogram (:func:`range_cells`) supports: the outer edges of the cells whose
-    count clears :data:`RANGE_CLEARANCE` deviations of the noise (or of the largest cell when none does),
-    widened to hold every decade of cells near them whose summed count clears :data:`DECADE_CLEARANCE`
-    deviations of its summed noise (:func:`_widened`).
+    count clears :data:`RANGE_CLEARANCE` deviations of the noise (or, when none does, of the decade of cells
+    with the largest count, if it clears :data:`BEST_RUN_CLEARANCE` deviations of its summed noise), widened to
+    hold every decade of cells near them whose summed count clears :data:`DECADE_CLEARANCE` deviations of its
+    summed noise (:func:`_widened`). None when nothing clears the noise: the measurement says nothing of the
+    range (a table of a few dozen records, whose every cell is within the noise).
+
+    The largest cell of noise is no answer then: on 48 records of ages 20 to 89 at epsilon 1, it bounded the
+    ages anywhere on the grid's 1e12 (ages of 133,352,144 and more were published).
 
     The widening finds values spread thinly over several decades, as a word's frequency or an amount is on a
     small table (most records at 0, the rest from 0.01 to 10): no single cell of theirs clears the noise, and
@@ -82,7 +95,14 @@ def bounds_from_counts(noisy: np.ndarray, sigma: float) -> tuple[float, float]:
     """
     counts = np.asarray(noisy, dtype=np.float64)[: len(RANGE_EDGES) + 1]  # the gaps' cell plays no part
     clear = np.flatnonzero(counts >= RANGE_CLEARANCE * sigma)
-    first, last = (int(clear[0]), int(clear[-1])) if clear.size else (int(np.argmax(counts)),) * 2
+    if clear.size:
+        first, last = int(clear[0]), int(clear[-1])
+    else:
+        runs = np.convolve(counts, np.ones(_PER_DECADE), mode="valid")  # runs[i]: cells i .. i + _PER_DECADE - 1
+        best = int(np.argmax(runs))
+        if runs[best] < BEST_RUN_CLEARANCE * sigma * np.sqrt(_PER_DECADE):
+            return None
+        first, last = best, best + _PER_DECADE - 1
     first, last = _widened(counts, first, last, sigma)
     # cell i holds [RANGE_EDGES[i - 1], RANGE_EDGES[i]); the outer cells are open towards infinity
     lo = RANGE_EDGES[max(first - 1, 0)]

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ppdm.exceptions import MissingDependencyError, ParameterError
+from ppdm.exceptions import InputError, MissingDependencyError, ParameterError
 from ppdm.mechanisms.base import Mechanism, seed_from
 from ppdm.mechanisms.dp_columns import (
     KINDS,
@@ -288,13 +288,24 @@ class MarginalSynthesis(Mechanism):
                 share = RANGE_SHARE * budget.rho / len(to_measure)
                 noisy = budget.counts(f"range of column {j}", lambda t, j=j: range_cells(t[:, j]),
                                       len(RANGE_EDGES) + 2, share)
-                lo, hi = bounds_from_counts(noisy, budget.log[-1].scale)
+                bounds = bounds_from_counts(noisy, budget.log[-1].scale)
+                if bounds is None:
+                    raise InputError(self._unmeasured(j, table.shape[0]))
+                lo, hi = bounds
             else:
                 lo, hi = given[j]
             codes.append(number_code(kinds[j], lo, hi, int(self.n_bins), nullable[j]))
         if table.shape[1] > m:  # the label: its classes are public
             codes.append(category_code(len(self.classes_), False))
         return codes
+
+    def _unmeasured(self, j: int, n: int) -> str:
+        """Why the range of number column ``j`` could not be measured, and what to do."""
+        names = getattr(self, "feature_names_in_", None)
+        name = f"column '{names[j]}'" if names is not None else f"number column {j + 1}"
+        return (f"the range of {name} cannot be measured at epsilon {float(self.epsilon):g} on {n} records: no "
+                "cell of its noisy range histogram clears the noise; give its public bounds (bounds), a larger "
+                "epsilon or more records, or use another mechanism")
 
     def _store_codes(self, codes: list[ColumnCode]) -> None:
         self.column_kinds_ = [c.kind for c in codes]
