@@ -62,6 +62,34 @@ class Prepared:
     repeats: list[tuple[np.ndarray, np.ndarray]] | None = None
 
 
+#: the fewest records any sweep can hold out folds of (a rank-one SVD of a fold needs four)
+MIN_RELEASE_ROWS = 4
+
+
+def check_release_rows(n: int, policy: Any) -> None:
+    """Refuse a table too small for the policy's limits to be measured on it.
+
+    One record re-identified or linked is ``1 / n`` of the table: below ``1 / limit`` records no measurement can
+    show that a release holds the limit (a release of 5 records met the default 5 % limits, every number in it a
+    real person's), and below :data:`MIN_RELEASE_ROWS` every candidate fails.
+    """
+    from math import ceil
+
+    from ppdm.exceptions import InputError
+
+    limits = {"re-identification": policy.max_reidentification, "linkability": policy.max_linkability}
+    what, limit = min(limits.items(), key=lambda kv: kv[1])
+    need = max(MIN_RELEASE_ROWS, ceil(1.0 / limit - 1e-9) if limit > 0 else MIN_RELEASE_ROWS)
+    if n >= need:
+        return
+    if need == MIN_RELEASE_ROWS or limit <= 0:
+        raise InputError(f"the table has {n} records; a release needs at least {MIN_RELEASE_ROWS}")
+    raise InputError(f"the table has {n} records: one of them is {1 / n:.0%} of the table, above the policy's "
+                     f"{limit:.0%} limit on {what}, so no measurement can show that a release holds it; release "
+                     f"at least {need} records, or relax the limits (--max-reid and --max-linkability, or "
+                     "policy.max_* in --config)")
+
+
 def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, workers: int | None = None,
                   frame: pd.DataFrame | None = None, whole: bool | None = None) -> Prepared:
     """Read ``spec.source`` and make everything the sweep needs of it.
@@ -95,6 +123,8 @@ def prepare_table(spec: TableSpec, cfg: Any, *, seed: int, screen_above: int, wo
     id, label = spec.id, spec.label
     infos = infer_columns(df, id=id, label=label, drop=spec.drop, roles=parse_roles(spec.roles))
     check_cells(df, infos)
+    if frame is None:  # a part of a release by parts is one of many: the whole table was checked
+        check_release_rows(len(df), cfg.policy)
     codec = None
     whole_here = spec.columns is None and is_whole_table(df, infos)
     if whole is False and whole_here:
