@@ -1,7 +1,8 @@
 """Column types and roles of a whole table: what each column is, what it is for, and what a release does to it.
 
 Types: ``continuous`` and ``integer`` numbers, ``categorical`` and ``boolean`` values, ``date`` (text that
-parses as dates), ``text`` (free text: nearly every value distinct). Roles: ``identifier``,
+parses as dates), ``text`` (free text: nearly every value distinct), ``nested`` (lists, structs or maps: Parquet's
+nested types, never released). Roles: ``identifier``,
 ``quasi-identifier`` (what an attacker may know of a person), ``sensitive``, ``label`` (the class analysts
 predict) and ``other``. Free text and identifiers never reach a release as they are: text is dropped and an
 identifier becomes a keyed pseudonym.
@@ -21,7 +22,7 @@ from ppdm.exceptions import InputError
 __all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_whole_table", "announce_columns",
            "dropped_columns", "numbers_schema", "check_cells"]
 
-TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text")
+TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text", "nested")
 ROLES = ("identifier", "quasi-identifier", "sensitive", "label", "other", "drop")
 
 # ISO dates (2015-01-31, optionally with a time) and the two common day-first / month-first forms
@@ -38,6 +39,7 @@ RUNNING = "dropped (a running number, one per row: an identifier)"
 #: from this many rows on: a measured quantity fills such a run exactly by chance only on tiny tables
 _RUNNING_MIN_VALUES = 50
 EMPTY = "dropped (no values)"
+NESTED = "dropped (nested values: lists, structs or maps)"
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ def _type_of(s: pd.Series) -> str:
     # on a Series of its own: dropping rows from the table's own Series would make its RangeIndex build (and
     # keep, for the table's lifetime) an array of every row number
     vals = pd.Series(s.array, copy=False).dropna()
+    if _is_nested(vals):
+        return "nested"
     if pd.api.types.is_bool_dtype(s):
         return "boolean"
     if pd.api.types.is_datetime64_any_dtype(s):
@@ -93,6 +97,14 @@ def _type_of(s: pd.Series) -> str:
     if distinct >= _TEXT_MIN_VALUES and distinct > _TEXT_DISTINCT * len(every):
         return "text"
     return "categorical"
+
+
+def _is_nested(vals: pd.Series) -> bool:
+    """Whether some cell of ``vals`` (no gaps) is a list, a struct or a map (a sequence or a dict)."""
+    # read in C first: only a column of values of several kinds can hold such cells
+    if vals.dtype != object or pd.api.types.infer_dtype(vals, skipna=True) != "mixed":
+        return False
+    return any(pd.api.types.is_list_like(v) for v in vals.to_numpy(dtype=object))
 
 
 def parse_dates(s: pd.Series) -> pd.Series:
@@ -150,7 +162,9 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
         s = df[c]
         kind = _type_of(s)
         role = roles.get(c)
-        n_values, n_distinct = int(s.notna().sum()), int(s.nunique(dropna=True))
+        if kind == "nested":
+            _check_nested_kept(c, id=id, label=label, drop=drop, role=role)
+        n_values, n_distinct = int(s.notna().sum()), _distinct(s, kind)
         if c == id:
             role, treatment = "identifier", "replaced by keyed pseudonyms (rows shuffled)"
         elif c == label:
@@ -161,6 +175,8 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             treatment = "dropped (an identifier; name it with --id to publish pseudonyms)"
         elif n_values == 0:
             role, treatment = role or "other", EMPTY
+        elif kind == "nested":
+            role, treatment = role or "other", NESTED
         elif role is not None:
             treatment = "perturbed"  # kept by the user's role, free text and identifiers too (with a warning)
         elif kind == "text":
@@ -173,6 +189,19 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             role, treatment = "quasi-identifier", "perturbed"
         out.append(ColumnInfo(c, kind, role, treatment, int(s.isna().sum()), n_distinct))
     return out
+
+
+def _distinct(s: pd.Series, kind: str) -> int:
+    """The distinct values of ``s`` (gaps aside); nested cells (lists, dicts) are told apart by their text."""
+    return int((s.dropna().astype(str) if kind == "nested" else s).nunique(dropna=True))
+
+
+def _check_nested_kept(c: str, *, id: str | None, label: str | None, drop: Sequence[str], role: str | None) -> None:
+    """Refuse, in one line, options that would release or pass on a column of nested values (``c``)."""
+    if c in drop or role in ("drop", "identifier") or (c not in (id, label) and role is None):
+        return
+    raise InputError(f"column '{c}' holds nested values (lists, structs or maps), which no release can hold; "
+                     f"flatten it into plain columns, or leave it out (--drop '{c}')")
 
 
 def _counts_rows(s: pd.Series, n_distinct: int) -> bool:
@@ -206,6 +235,9 @@ def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
                           "(its values then reach the release)", ColumnWarning, stacklevel=2)
         elif i.treatment == EMPTY:
             warnings.warn(f"column '{i.name}' is not released: {why}", ColumnWarning, stacklevel=2)
+        elif i.treatment == NESTED:
+            warnings.warn(f"column '{i.name}' is not released: {why}; flatten it into plain columns to release it, "
+                          f"or leave it out (--drop '{i.name}')", ColumnWarning, stacklevel=2)
         elif i.treatment == "perturbed" and _identifying(i, rows):
             warnings.warn(f"column '{i.name}' is free text or names each row, and is released because --roles keeps "
                           "it: its values can identify people", PrivacyWarning, stacklevel=2)

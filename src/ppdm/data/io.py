@@ -371,7 +371,40 @@ def _check_rows(df: pd.DataFrame, name: str) -> pd.DataFrame:
         raise InputError(f"'{name}' has no columns; give a table with a header row")
     if len(df) == 0:
         raise InputError(f"'{name}' has a header but no data rows; give at least two rows")
-    return _numbers_as_floats(df)
+    return _numbers_as_floats(_text_of_bytes(_times_in_utc(df), name))
+
+
+def _times_in_utc(df: pd.DataFrame) -> pd.DataFrame:
+    """Timestamps with a time zone as the same instants in UTC, without the zone.
+
+    A column's cells may come from several zones (daylight saving): UTC is one clock for all of them, and
+    naive timestamps are what the schema and the codec read as dates.
+    """
+    for c in df.columns:
+        if isinstance(df[c].dtype, pd.DatetimeTZDtype):
+            df[c] = df[c].dt.tz_convert("UTC").dt.tz_localize(None)
+    return df
+
+
+def _text_of_bytes(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Binary cells (Parquet's binary columns) decoded as UTF-8 text; a column of other bytes is refused."""
+    for c in df.columns:
+        s = df[c]
+        # read in C, most columns at a glance: only bytes, or values of several kinds, can hold bytes
+        if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) not in ("bytes", "mixed"):
+            continue
+        raw = np.fromiter((isinstance(v, (bytes, bytearray)) for v in s.to_numpy(dtype=object)), bool, len(s))
+        if not raw.any():
+            continue
+        cells = s.to_numpy(dtype=object).copy()
+        for k in np.flatnonzero(raw):
+            try:
+                cells[k] = bytes(cells[k]).decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"column '{c}' of '{name}' holds binary data that is not UTF-8 text (first in data "
+                                 f"row {k + 1}); store it as text, or write the table without it") from None
+        df[c] = pd.Series(cells, index=s.index, dtype=object)
+    return df
 
 
 def _numbers_as_floats(df: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,102 @@
+"""Valid tables whose columns are stored in less common types: every one is read as what it means, or refused
+(or left out) in one line that names the column, never an internal error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import one_line_error
+
+FAST = ["--methods", "noise", "--max-reid", "1", "--max-within-5pct", "1", "--max-singling-out", "1",
+        "--max-linkability", "1", "--max-membership-outliers", "1", "--no-cache", "-j", "1"]
+N = 120
+
+
+def _base(seed: int = 3) -> dict[str, pa.Array]:
+    rng = np.random.default_rng(seed)
+    return {"age": pa.array(rng.integers(18, 90, N)), "income": pa.array(rng.normal(5e4, 1e4, N))}
+
+
+def _schema(cli, path: Path, *extra: object) -> dict[str, dict[str, object]]:  # type: ignore[no-untyped-def]
+    code, out, err = cli("schema", path, "--json", *extra)
+    assert code == 0, out + err
+    return {c["name"]: c for c in json.loads(out)}
+
+
+# ------------------------------------------------------------------------------- Parquet's column types
+
+
+def test_time_zones_are_dates_in_utc_and_binary_text_is_text(cli, tmp_path: Path) -> None:
+    """Timestamps with a time zone are dates (the instants in UTC; the release stopped with an internal error),
+    and binary cells that are UTF-8 are text."""
+    rng = np.random.default_rng(4)
+    stamps = pd.date_range("2021-03-27 20:00", periods=N, freq="h", tz="Europe/London")  # across a clock change
+    cols = _base() | {"seen": pa.array(stamps),
+                      "code": pa.array([rng.choice(["ab", "cd", "é"]).encode() for _ in range(N)], type=pa.binary())}
+    src = tmp_path / "t.parquet"
+    pq.write_table(pa.table(cols), src)
+    before = src.read_bytes()
+    assert {c: i["type"] for c, i in _schema(cli, src).items()} == {"age": "integer", "income": "continuous",
+                                                                  "seen": "date", "code": "categorical"}
+    out = tmp_path / "o"
+    code, text, err = cli("release", src, "-o", out, *FAST)
+    assert code == 0, text + err
+    R = pd.read_parquet(out / "release.parquet")
+    days = pd.to_datetime(R["seen"], format="%Y-%m-%d")
+    utc = stamps.tz_convert("UTC").tz_localize(None).normalize()
+    assert days.min() >= utc.min() and days.max() <= utc.max()
+    assert set(R["code"]) <= {"ab", "cd", "é"}
+    assert src.read_bytes() == before
+
+
+def test_nested_columns_are_left_out_with_a_warning_naming_them(cli, tmp_path: Path) -> None:
+    """Lists, structs and maps are no values a release can hold: left out, with a warning that names each and
+    the way to release or silence it (each stopped ``release`` and ``schema`` with an internal error)."""
+    rng = np.random.default_rng(5)
+    cols = _base() | {
+        "tags": pa.array([["a", "b"][:k] for k in rng.integers(0, 3, N)]),
+        "place": pa.array([{"x": int(k)} for k in rng.integers(0, 3, N)]),
+        "attrs": pa.array([[("k", int(k))] for k in rng.integers(0, 3, N)], type=pa.map_(pa.string(), pa.int64())),
+    }
+    src = tmp_path / "t.parquet"
+    pq.write_table(pa.table(cols), src)
+    info = _schema(cli, src)
+    for c in ("tags", "place", "attrs"):
+        assert info[c]["type"] == "nested" and info[c]["treatment"].startswith("dropped (nested"), info[c]
+    out = tmp_path / "o"
+    code, text, err = cli("release", src, "-o", out, *FAST)
+    assert code == 0, text + err
+    for c in ("tags", "place", "attrs"):
+        assert f"column '{c}' is not released: nested values" in err and f"--drop '{c}'" in err
+    assert list(pd.read_parquet(out / "release.parquet").columns) == ["age", "income"]
+    # --drop leaves them out without a word
+    code, _, err = cli("release", src, "-o", tmp_path / "o2", "--drop", "tags,place,attrs", *FAST)
+    assert code == 0 and "nested" not in err, err
+
+
+@pytest.mark.parametrize("options", [["--roles", "tags=other"], ["--label", "tags"], ["--id", "tags"]])
+def test_keeping_a_nested_column_is_one_line_naming_it(cli, tmp_path: Path, options: list[str]) -> None:
+    src = tmp_path / "t.parquet"
+    pq.write_table(pa.table(_base() | {"tags": pa.array([[str(i)] for i in range(N)])}), src)
+    line = one_line_error(*cli("release", src, "-o", tmp_path / "o", *options, *FAST))
+    assert "column 'tags' holds nested values" in line and "--drop 'tags'" in line
+    line = one_line_error(*cli("schema", src, *options))
+    assert "column 'tags' holds nested values" in line
+
+
+def test_binary_that_is_not_text_is_one_line_naming_the_column(cli, tmp_path: Path) -> None:
+    src = tmp_path / "t.parquet"
+    cells = [b"ok"] * N
+    cells[6] = bytes([0xA7, 0x00])
+    pq.write_table(pa.table(_base() | {"blob": pa.array(cells, type=pa.binary())}), src)
+    for args in (["schema", src], ["release", src, "-o", tmp_path / "o", *FAST]):
+        line = one_line_error(*cli(*args))
+        assert "column 'blob'" in line and "not UTF-8 text" in line and "data row 7" in line
+    assert not (tmp_path / "o").exists()
