@@ -100,3 +100,33 @@ def test_binary_that_is_not_text_is_one_line_naming_the_column(cli, tmp_path: Pa
         line = one_line_error(*cli(*args))
         assert "column 'blob'" in line and "not UTF-8 text" in line and "data row 7" in line
     assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------------------- integers beyond 64 bits
+
+
+def test_whole_numbers_beyond_64_bits_are_one_line_naming_the_column(cli, tmp_path: Path) -> None:
+    """A column of 20-digit numbers (or Parquet's uint64 from 2**63) is refused, naming it and the way out; it
+    was released as -9223372036854775808 in every row. uint64 values within 64-bit integers are released."""
+    rng = np.random.default_rng(0)
+    csv = tmp_path / "t.csv"
+    pd.DataFrame({"age": rng.integers(18, 90, N), "income": rng.normal(5e4, 1e4, N).round(2),
+                  "acct": [str(2**64 + 12345 * k) for k in range(N)]}).to_csv(csv, index=False)
+    big = tmp_path / "big.parquet"
+    pq.write_table(pa.table(_base() | {"u": pa.array(rng.integers(2**63, 2**64 - 1, N, dtype=np.uint64))}), big)
+    for src, col in ((csv, "acct"), (big, "u")):
+        for args in (["release", src, "-o", tmp_path / "o", *FAST], ["perturb", src, "--method", "noise", "-o",
+                                                                     tmp_path / "p.csv"]):
+            line = one_line_error(*cli(*args))
+            assert f"column '{col}' holds whole numbers beyond 64 bits" in line, line
+            assert "--id" in line and f"--drop '{col}'" in line, line
+    # the advice works: named the id, the column becomes pseudonyms
+    code, out, err = cli("release", csv, "--id", "acct", "-o", tmp_path / "o", *FAST)
+    assert code == 0, out + err
+    small = tmp_path / "small.parquet"
+    u = rng.integers(2**62, 2**63 - 2**20, N, dtype=np.uint64)
+    pq.write_table(pa.table(_base() | {"u": pa.array(u)}), small)
+    code, out, err = cli("perturb", small, "--method", "noise", "-o", tmp_path / "s.parquet")
+    assert code == 0, out + err
+    R = pd.read_parquet(tmp_path / "s.parquet")["u"].to_numpy()
+    assert R.dtype.kind in "iu" and R.min() >= int(u.min()) - 1024 and R.max() <= int(u.max()) + 1024

@@ -282,31 +282,48 @@ def numbers_schema(df: pd.DataFrame, *, columns: Sequence[str] | None = None, id
     return schema, say
 
 
+#: whole numbers a release writes back as 64-bit integers (a number beyond them came back as
+#: -9223372036854775808 in every row)
+_INT64 = 2.0**63
+
+
 def check_cells(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> None:
     """Refuse bad cells in the columns a release perturbs, naming the column and the first row: an infinite
-    number, or text among numbers (a column most of whose cells are numbers is a column of numbers with a
-    typo, not a column of categories)."""
-    from ppdm.data.schema import parse_numbers
-
+    number, a whole number beyond 64 bits (an account or card number: an identifier, not a quantity), or text
+    among numbers (a column most of whose cells are numbers is a column of numbers with a typo, not a column of
+    categories)."""
     for i in infos:
         if i.treatment != "perturbed":
             continue
-        s = df[i.name]
-        if i.type in ("continuous", "integer"):
-            v = (s.to_numpy(dtype=np.float64, na_value=np.nan) if pd.api.types.is_numeric_dtype(s)
-                 else parse_numbers(s).to_numpy())
-            bad = np.isinf(v)
-            what = "an infinite value"
-        elif i.type in ("categorical", "text") and not pd.api.types.is_bool_dtype(s):
-            parsed = parse_numbers(s)
-            given = s.notna().to_numpy()
-            if parsed.notna().sum() < 0.5 * max(int(given.sum()), 1):
-                continue
-            bad = given & parsed.isna().to_numpy()
-            what = f"text among numbers ({int(bad.sum())} cell(s))"
-        else:
-            continue
-        if bad.any():
+        found = _bad_cells(df[i.name], i.type)
+        if found is not None:
+            bad, what, fix = found
             row = int(np.flatnonzero(bad)[0]) + 1
-            raise InputError(f"column '{i.name}' holds {what}, first in data row {row}; fix it, or leave the column "
-                             f"out (--drop '{i.name}')")
+            raise InputError(f"column '{i.name}' holds {what}, first in data row {row}; {fix} (--drop '{i.name}')")
+
+
+def _bad_cells(s: pd.Series, kind: str) -> tuple[np.ndarray, str, str] | None:
+    """The cells of a perturbed column of type ``kind`` that no release can take (a mask), what they are and
+    the way out but dropping the column; None when there are none."""
+    from ppdm.data.schema import parse_numbers
+
+    if kind in ("continuous", "integer"):
+        v = (s.to_numpy(dtype=np.float64, na_value=np.nan) if pd.api.types.is_numeric_dtype(s)
+             else parse_numbers(s).to_numpy())
+        if np.isinf(v).any():
+            return np.isinf(v), "an infinite value", "fix it, or leave the column out"
+        beyond = (v >= _INT64) | (v < -_INT64)
+        if kind == "integer" and beyond.any():
+            return beyond, "whole numbers beyond 64 bits", ("such a number names something (an account, a card) "
+                                                           "rather than measures it: name the column with --id, "
+                                                           "or leave it out")
+        return None
+    if kind in ("categorical", "text") and not pd.api.types.is_bool_dtype(s):
+        parsed = parse_numbers(s)
+        given = s.notna().to_numpy()
+        if parsed.notna().sum() < 0.5 * max(int(given.sum()), 1):
+            return None
+        bad = given & parsed.isna().to_numpy()
+        return (bad, f"text among numbers ({int(bad.sum())} cell(s))", "fix it, or leave the column out") if bad.any() \
+            else None
+    return None
