@@ -200,3 +200,28 @@ def test_csv_written_as_it_is_formatted_equals_the_whole_text(tmp_path: Path) ->
     df = pd.concat([_typed_frame()] * 3000, ignore_index=True)  # several of pandas' blocks of rows
     write_table(df, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_bytes() == df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def test_parquet_booleans_beside_gaps_are_booleans_whoever_wrote_them(tmp_path: Path) -> None:
+    """Arrow's booleans with gaps and no pandas type recorded (another writer, a release by parts, a release of
+    earlier versions) are read as booleans, not as text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    f = tmp_path / "b.parquet"
+    pq.write_table(pa.table({"a": [1.0, 2.0, 3.0], "b": pa.array([True, None, False])}), f)
+    old = tmp_path / "o.parquet"
+    pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Series([True, None, False], dtype=object)}).to_parquet(old)
+    for path in (f, old):
+        b = read_table(path)["b"]
+        assert str(b.dtype) == "boolean" and b.isna().tolist() == [False, True, False]
+
+
+def test_parquet_outputs_keep_booleans_integers_and_text_beside_gaps(tmp_path: Path) -> None:
+    df = pd.DataFrame({"b": pd.Series([True, None, False], dtype=object), "i": pd.Series([1, np.nan, 3], dtype=object),
+                       "c": pd.Series(["x", 2, None], dtype=object)})
+    write_table(df, tmp_path / "t.parquet")
+    back = pd.read_parquet(tmp_path / "t.parquet")
+    assert [str(t) for t in back.dtypes] == ["boolean", "Int64", "object"]
+    assert back["c"].tolist() == ["x", "2", None] and back["i"].tolist()[::2] == [1, 3]
+    assert df["c"].tolist() == ["x", 2, None]  # the frame written is left as it was

@@ -130,3 +130,30 @@ def test_whole_numbers_beyond_64_bits_are_one_line_naming_the_column(cli, tmp_pa
     assert code == 0, out + err
     R = pd.read_parquet(tmp_path / "s.parquet")["u"].to_numpy()
     assert R.dtype.kind in "iu" and R.min() >= int(u.min()) - 1024 and R.max() <= int(u.max()) + 1024
+
+
+# ------------------------------------------------------------------------------- a Parquet release's types
+
+
+def test_a_parquet_release_keeps_its_column_types_and_evaluates_against_its_original(cli, tmp_path: Path) -> None:
+    """Booleans and integers beside gaps are written as booleans and integers, categories as text: the release
+    was written with Python objects, read back as text, and ``evaluate`` refused ppdm's own release ("column
+    'smoker' holds text")."""
+    rng = np.random.default_rng(9)
+    df = pd.DataFrame({"age": rng.integers(18, 90, 200), "income": rng.normal(5e4, 1e4, 200).round(2),
+                       "smoker": pd.array(rng.choice([True, False, None], 200), dtype="boolean"),
+                       "kids": pd.array(rng.integers(0, 5, 200), dtype="Int64"),
+                       "sex": rng.choice(["F", "M"], 200)})
+    df.loc[::4, "kids"] = pd.NA
+    src = tmp_path / "t.parquet"
+    df.to_parquet(src)
+    out = tmp_path / "o"
+    code, text, err = cli("release", src, "-o", out, *FAST)
+    assert code == 0, text + err
+    R = pd.read_parquet(out / "release.parquet")
+    assert {c: str(t) for c, t in R.dtypes.items()} == {"age": "int64", "income": "float64", "smoker": "boolean",
+                                                        "kids": "Int64", "sex": "object"}
+    assert R["smoker"].isna().any() and set(R["smoker"].dropna()) <= {True, False}
+    assert set(R["sex"]) <= {"F", "M"}
+    code, text, err = cli("evaluate", src, out / "release.parquet")
+    assert code == 0, text + err

@@ -179,8 +179,8 @@ def _read_parquet(files: Sequence[Path], rows: np.ndarray | None = None, n_rows:
     columns: dict[str, pd.Series] = {}
     try:
         for c in names[0]:
-            parts = [(pf.read(columns=[c], use_pandas_metadata=False) if mine is None else _rows_of(pf, c, mine))
-                     .to_pandas()[c] for pf, mine in zip(sources, kept, strict=True)]
+            parts = [_column_of(pf.read(columns=[c], use_pandas_metadata=False) if mine is None
+                                else _rows_of(pf, c, mine), c) for pf, mine in zip(sources, kept, strict=True)]
             columns[str(c)] = (pd.concat(parts, ignore_index=True) if len(parts) > 1
                                else parts[0].reset_index(drop=True))
             del parts
@@ -190,6 +190,18 @@ def _read_parquet(files: Sequence[Path], rows: np.ndarray | None = None, n_rows:
         raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
     df = pd.DataFrame(columns, copy=False)
     return _check_rows(df, files[0].name)
+
+
+def _column_of(table: Any, column: str) -> pd.Series:
+    """One column of an Arrow table as pandas reads it, booleans beside gaps as pandas' booleans."""
+    import pyarrow as pa
+
+    s = table.to_pandas()[column]
+    # Arrow's booleans with gaps come out as Python objects (True, None) when no pandas type is recorded (a
+    # release by parts, another writer): as text they were no booleans, and evaluate refused its own release
+    if s.dtype == object and pa.types.is_boolean(table.schema.field(column).type):
+        s = s.astype("boolean")
+    return s
 
 
 #: rows of one column read from a Parquet file at a time when only some are kept
@@ -450,6 +462,7 @@ _PARQUET_ROWS = 32_768
 
 def _write_parquet(df: pd.DataFrame, f: Any) -> None:
     """``df.to_parquet(f, index=False)``, a row group at a time: Arrow never holds a copy of the whole table."""
+    df = _typed(df)
     if len(df) <= _PARQUET_ROWS:
         df.to_parquet(f, index=False)
         return
@@ -466,3 +479,32 @@ def _write_parquet(df: pd.DataFrame, f: Any) -> None:
                                                     preserve_index=False))
             # Arrow's allocator keeps a written row group's buffers for reuse: handed back to the system
             pa.default_memory_pool().release_unused()
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its columns of Python values (a release's booleans and integers beside gaps, its categories)
+    in the types a Parquet reader reads back: pandas writes such a column as ``object``, and read back it was
+    text (``True``), not the original's booleans or integers."""
+    given = {c: df[c] for c in df.columns}
+    typed = {c: _typed_column(s) if s.dtype == object else s for c, s in given.items()}
+    if all(typed[c] is given[c] for c in given):
+        return df
+    return pd.DataFrame(typed, index=df.index, copy=False)  # the caller's frame is left as it is
+
+
+def _typed_column(s: pd.Series) -> pd.Series:
+    """One column of Python values in its own type: booleans as ``boolean``, whole numbers as ``Int64``,
+    numbers as floats and plain values of several kinds (categories) as text; others as they are."""
+    kind = pd.api.types.infer_dtype(s, skipna=True)
+    try:
+        if kind == "boolean":
+            return s.astype("boolean")
+        if kind == "integer":
+            return s.astype("Int64")
+        if kind in ("floating", "mixed-integer-float"):
+            return s.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):  # beyond 64 bits: as they are (Arrow's own type)
+        return s
+    if kind in ("mixed", "mixed-integer") and not any(pd.api.types.is_list_like(v) for v in s.dropna()):
+        return s.where(s.isna(), s.astype(str))
+    return s
