@@ -157,3 +157,71 @@ def test_a_parquet_release_keeps_its_column_types_and_evaluates_against_its_orig
     assert set(R["sex"]) <= {"F", "M"}
     code, text, err = cli("evaluate", src, out / "release.parquet")
     assert code == 0, text + err
+
+
+# ------------------------------------------------------------------------------- numbers and dates as text
+
+
+def _incomes(rng: np.random.Generator, n: int = 300) -> pd.Series:
+    return pd.Series(rng.normal(5e4, 1e4, n).round(2).astype(str), dtype=object)
+
+
+def test_missing_marks_among_numbers_are_gaps(cli, tmp_path: Path) -> None:
+    """One "?" (or "-", "n/a", "NA", ".") in a column of 300 incomes made it free text, dropped; the marks are
+    gaps of a column of numbers now, in a CSV as in Parquet. A category spelt like a mark stays a category."""
+    rng = np.random.default_rng(14)
+    df = pd.DataFrame({"age": rng.integers(18, 90, 300), "income": _incomes(rng),
+                       "smokes": rng.choice(["yes", "no", "?"], 300)})
+    for row, mark in zip((17, 40, 41, 99, 150), ("?", "-", "n/a", "NA", "."), strict=True):
+        df.loc[row, "income"] = mark
+    csv, parquet = tmp_path / "t.csv", tmp_path / "t.parquet"
+    df.to_csv(csv, index=False)
+    df.to_parquet(parquet)
+    for src in (csv, parquet):
+        info = _schema(cli, src)
+        assert (info["income"]["type"], info["income"]["treatment"], info["income"]["n_missing"]) == (
+            "continuous", "perturbed", 5), info["income"]
+        assert info["smokes"]["type"] == "categorical" and info["smokes"]["n_distinct"] == 3
+    out = tmp_path / "o.csv"
+    code, text, err = cli("perturb", csv, "--method", "noise", "-o", out)
+    assert code == 0 and "income" not in err, text + err
+    R = pd.read_csv(out)
+    assert R["income"].dtype == np.float64 and "?" in set(R["smokes"])
+
+
+def test_text_among_numbers_is_one_line_naming_the_cell_and_its_row(cli, tmp_path: Path) -> None:
+    """A column of numbers with a typo or two is refused naming the first and its row; it was dropped as free
+    text with only a warning."""
+    rng = np.random.default_rng(15)
+    df = pd.DataFrame({"age": rng.integers(18, 90, 300), "income": _incomes(rng)})
+    df.loc[17, "income"], df.loc[60, "income"], df.loc[90, "income"] = "12,5", "?", "unknown"
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    for args in (["release", src, "-o", tmp_path / "o", *FAST], ["perturb", src, "--method", "noise", "-o",
+                                                                 tmp_path / "p.csv"]):
+        line = one_line_error(*cli(*args))
+        assert "column 'income' holds text among numbers ('12,5' and 1 more)" in line, line
+        assert "data row 18" in line and "--drop 'income'" in line, line
+    line = one_line_error(*cli("hide", src, "-o", tmp_path / "h.csv", "--clusters", 2, "--hide-member", 1))
+    assert "column 'income'" in line and "data row 18 ('12,5')" in line, line
+
+
+def test_timestamps_with_a_zone_and_day_first_dates_are_dates(cli, tmp_path: Path) -> None:
+    """ISO timestamps ending in Z or an offset, and dd/mm/yyyy dates (a day beyond 12 among them), are dates:
+    the first were free text, dropped, the second categories. A day-first column is released day-first."""
+    rng = np.random.default_rng(16)
+    seen = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 10**7, 300), unit="s")
+    df = pd.DataFrame({"age": rng.integers(18, 90, 300), "utc": seen.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "paris": seen.strftime("%Y-%m-%dT%H:%M:%S+01:00"), "visit": seen.strftime("%d/%m/%Y")})
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    info = _schema(cli, src)
+    assert all(info[c]["type"] == "date" and info[c]["treatment"] == "perturbed" for c in ("utc", "paris", "visit"))
+    out = tmp_path / "o.csv"
+    code, text, err = cli("perturb", src, "--method", "noise", "-o", out)
+    assert code == 0, text + err
+    R = pd.read_csv(out)
+    visit = pd.to_datetime(R["visit"], format="%d/%m/%Y")
+    assert visit.min() >= seen.normalize().min() and visit.max() <= seen.normalize().max()
+    paris = pd.to_datetime(R["paris"], format="%Y-%m-%d")  # in UTC: an hour earlier than written
+    assert paris.min() >= (seen - pd.Timedelta(hours=1)).normalize().min()

@@ -25,8 +25,14 @@ __all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_w
 TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text", "nested")
 ROLES = ("identifier", "quasi-identifier", "sensitive", "label", "other", "drop")
 
-# ISO dates (2015-01-31, optionally with a time) and the two common day-first / month-first forms
-_DATE = r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{4}"
+# ISO dates (2015-01-31, optionally with a time, and a time zone: Z or an offset) and the two common day-first /
+# month-first forms
+_DATE = (r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?))?)?"
+         r"|\d{1,2}/\d{1,2}/\d{4}")
+_SLASH = r"(\d{1,2})/(\d{1,2})/\d{4}"
+_ZONE = r"\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s?(?:Z|[+-]\d{2}(?::?\d{2})?)$"
+#: a column this share of whose cells are numbers is a column of numbers (the others are typos)
+_NUMBERS_SHARE = 0.5
 _TEXT_DISTINCT = 0.5  # a text column whose values are this distinct (and many) is free text, not categories
 _TEXT_MIN_VALUES = 50
 #: a column of categories with a different value in each of at least this many rows names its rows: an identifier
@@ -82,12 +88,14 @@ def _type_of(s: pd.Series) -> str:
     text = pd.Series(every if cells is None else cells, dtype=object).str.strip()
     cells_with = None if cells is None else np.bincount(codes, minlength=len(cells))
     nums = parse_numbers(text)
-    if nums.notna().all():
-        return "integer" if _is_integral(nums.to_numpy()) else "continuous"
 
     def share(matches: pd.Series) -> float:  # of the cells
         m = matches.to_numpy(dtype=bool)
         return int(m.sum() if cells_with is None else cells_with[m].sum()) / len(every)
+
+    # numbers with a few typos are numbers (the release names the typos): as text they were dropped unsaid
+    if nums.notna().all() or share(nums.notna()) >= _NUMBERS_SHARE:
+        return "integer" if _is_integral(nums.dropna().to_numpy()) else "continuous"
 
     if share(text.str.fullmatch(_DATE)) >= 0.95 and share(parse_dates(text).notna()) >= 0.95:
         return "date"
@@ -108,19 +116,34 @@ def _is_nested(vals: pd.Series) -> bool:
 
 
 def parse_dates(s: pd.Series) -> pd.Series:
-    """Text as timestamps (NaT where a cell is no date); ISO first, then month-first with slashes."""
+    """Text as timestamps (NaT where a cell is no date); ISO first (a time zone's times in UTC), then dates with
+    slashes: month-first, or day-first when some first number exceeds 12 (see :func:`slash_format`)."""
     from ppdm.data.schema import by_cell_text
 
     # each distinct text is parsed once (a column of a million dates holds a few thousand days)
     return pd.Series(by_cell_text(s, _dates_of), index=s.index)
 
 
+def slash_format(text: pd.Series) -> str:
+    """The format of a column's dates with slashes: day-first (British, ``31/01/2020``) when some first number
+    exceeds 12 and no second one does, month-first (``01/31/2020``) otherwise."""
+    parts = text.str.strip().str.extract(_SLASH).dropna().astype(int)
+    day_first = bool((parts[0] > 12).any()) and not bool((parts[1] > 12).any())
+    return "%d/%m/%Y" if day_first else "%m/%d/%Y"
+
+
 def _dates_of(cells: pd.Series) -> pd.api.extensions.ExtensionArray:
     text = cells.str.strip()
-    days = pd.to_datetime(text, errors="coerce", format="ISO8601")
-    slash = days.isna() & text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}")
+    # times with a time zone apart: pandas reads the times without one beside them with their offset
+    zoned = text.str.contains(_ZONE)
+    days = pd.to_datetime(text.where(~zoned), errors="coerce", format="ISO8601")
+    if zoned.any():
+        # the same instants in UTC (the zone dropped), as a Parquet timestamp with a time zone is read
+        stamps = pd.to_datetime(text[zoned], errors="coerce", format="ISO8601", utc=True)
+        days[zoned] = stamps.dt.tz_convert(None)
+    slash = days.isna() & text.str.fullmatch(_SLASH)
     if slash.any():
-        days[slash] = pd.to_datetime(text[slash], errors="coerce", format="%m/%d/%Y")
+        days[slash] = pd.to_datetime(text[slash], errors="coerce", format=slash_format(text[slash]))
     return days.array
 
 
@@ -290,8 +313,8 @@ _INT64 = 2.0**63
 def check_cells(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> None:
     """Refuse bad cells in the columns a release perturbs, naming the column and the first row: an infinite
     number, a whole number beyond 64 bits (an account or card number: an identifier, not a quantity), or text
-    among numbers (a column most of whose cells are numbers is a column of numbers with a typo, not a column of
-    categories)."""
+    among numbers (a column most of whose cells are numbers is a column of numbers with typos, see
+    :func:`infer_columns`)."""
     for i in infos:
         if i.treatment != "perturbed":
             continue
@@ -304,12 +327,18 @@ def check_cells(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> None:
 
 def _bad_cells(s: pd.Series, kind: str) -> tuple[np.ndarray, str, str] | None:
     """The cells of a perturbed column of type ``kind`` that no release can take (a mask), what they are and
-    the way out but dropping the column; None when there are none."""
+    what to do about them besides dropping the column; None when there are none."""
     from ppdm.data.schema import parse_numbers
 
     if kind in ("continuous", "integer"):
-        v = (s.to_numpy(dtype=np.float64, na_value=np.nan) if pd.api.types.is_numeric_dtype(s)
-             else parse_numbers(s).to_numpy())
+        numeric = pd.api.types.is_numeric_dtype(s)
+        v = s.to_numpy(dtype=np.float64, na_value=np.nan) if numeric else parse_numbers(s).to_numpy()
+        text = np.zeros(len(v), dtype=bool) if numeric else s.notna().to_numpy() & np.isnan(v)
+        if text.any():
+            first = str(s.iloc[int(np.flatnonzero(text)[0])]).strip()
+            cell = repr(first if len(first) <= 20 else first[:20] + "...")
+            more = f" and {int(text.sum()) - 1} more" if text.sum() > 1 else ""
+            return text, f"text among numbers ({cell}{more})", "fix it, or leave the column out"
         if np.isinf(v).any():
             return np.isinf(v), "an infinite value", "fix it, or leave the column out"
         beyond = (v >= _INT64) | (v < -_INT64)
@@ -317,13 +346,4 @@ def _bad_cells(s: pd.Series, kind: str) -> tuple[np.ndarray, str, str] | None:
             return beyond, "whole numbers beyond 64 bits", ("such a number names something (an account, a card) "
                                                            "rather than measures it: name the column with --id, "
                                                            "or leave it out")
-        return None
-    if kind in ("categorical", "text") and not pd.api.types.is_bool_dtype(s):
-        parsed = parse_numbers(s)
-        given = s.notna().to_numpy()
-        if parsed.notna().sum() < 0.5 * max(int(given.sum()), 1):
-            return None
-        bad = given & parsed.isna().to_numpy()
-        return (bad, f"text among numbers ({int(bad.sum())} cell(s))", "fix it, or leave the column out") if bad.any() \
-            else None
     return None

@@ -383,7 +383,34 @@ def _check_rows(df: pd.DataFrame, name: str) -> pd.DataFrame:
         raise InputError(f"'{name}' has no columns; give a table with a header row")
     if len(df) == 0:
         raise InputError(f"'{name}' has a header but no data rows; give at least two rows")
-    return _numbers_as_floats(_text_of_bytes(_times_in_utc(df), name))
+    return _numbers_as_floats(_marks_as_gaps(_text_of_bytes(_times_in_utc(df), name)))
+
+
+#: cells that mark a missing value in a column of numbers (UCI's "?", a dash, "n/a"...), lower case: pandas
+#: reads some of them as gaps in a CSV, none in Parquet or a DataFrame
+MISSING_MARKS = frozenset({"", "?", "-", "--", ".", "na", "n/a", "nan", "null", "none", "#n/a", "<na>"})
+# the marks as they are usually written, to find a column holding one at a glance (a lookup in C)
+_MARK_SPELLINGS = frozenset(v for m in MISSING_MARKS for v in (m, m.upper(), m.title()))
+
+
+def _marks_as_gaps(df: pd.DataFrame) -> pd.DataFrame:
+    """Missing-value marks in a column of numbers as gaps: one "?" among 300 incomes made the whole column text,
+    which was dropped as free text. A column that is numbers but for its marks becomes numbers; one with other
+    text among its numbers keeps it (the release refuses it, naming the first such cell)."""
+    from ppdm.data.schema import by_cell_text, parse_numbers
+
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object or not s.isin(_MARK_SPELLINGS).any():
+            continue
+        given = s.notna().to_numpy()
+        marks = given & by_cell_text(s, lambda t: t.str.strip().str.lower().isin(MISSING_MARKS).to_numpy())
+        rest = given & ~marks
+        nums = parse_numbers(s.where(rest, None))
+        if not rest.any() or nums.notna().sum() < 0.5 * rest.sum():
+            continue  # text, with a category spelt like a mark
+        df[c] = nums if nums.notna().sum() == rest.sum() else s.where(~marks, None)
+    return df
 
 
 def _times_in_utc(df: pd.DataFrame) -> pd.DataFrame:
