@@ -159,25 +159,26 @@ def _typed_frame(n: int = 50) -> pd.DataFrame:
 
 @pytest.mark.parametrize("layout", ["plain", "stored index", "named index", "no index"])
 def test_parquet_read_a_column_at_a_time_equals_pandas(tmp_path: Path, layout: str) -> None:
-    from ppdm.data.io import _numbers_as_floats
+    from ppdm.data.io import _numbers_as_floats, _times_in_utc
 
     df = _typed_frame()
     frame = {"stored index": df.set_index("i"), "named index": df.rename_axis("rowid")}.get(layout, df)
     frame.to_parquet(tmp_path / "t.parquet", index=False if layout == "no index" else None)
-    expected = _numbers_as_floats(pd.read_parquet(tmp_path / "t.parquet").reset_index(drop=True))
+    # as pandas reads it, but for the times with a zone: the same instants in UTC, without the zone
+    expected = _numbers_as_floats(_times_in_utc(pd.read_parquet(tmp_path / "t.parquet").reset_index(drop=True)))
     got = read_table(tmp_path / "t.parquet")
     pd.testing.assert_frame_equal(got, expected)
     assert "__index_level_0__" not in got.columns  # a stored index is not a column of the table
 
 
 def test_parquet_read_of_several_files_equals_their_concatenation(tmp_path: Path) -> None:
-    from ppdm.data.io import _numbers_as_floats
+    from ppdm.data.io import _numbers_as_floats, _times_in_utc
 
     df = _typed_frame()
     (tmp_path / "parts").mkdir()
     df.iloc[:20].to_parquet(tmp_path / "parts" / "a.parquet")
     df.iloc[20:].to_parquet(tmp_path / "parts" / "b.parquet")
-    pd.testing.assert_frame_equal(read_table(tmp_path / "parts"), _numbers_as_floats(df.copy()))
+    pd.testing.assert_frame_equal(read_table(tmp_path / "parts"), _numbers_as_floats(_times_in_utc(df.copy())))
 
 
 def test_parquet_written_a_row_group_at_a_time_equals_one_write(tmp_path: Path, monkeypatch) -> None:
@@ -199,3 +200,28 @@ def test_csv_written_as_it_is_formatted_equals_the_whole_text(tmp_path: Path) ->
     df = pd.concat([_typed_frame()] * 3000, ignore_index=True)  # several of pandas' blocks of rows
     write_table(df, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_bytes() == df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def test_parquet_booleans_beside_gaps_are_booleans_whoever_wrote_them(tmp_path: Path) -> None:
+    """Arrow's booleans with gaps and no pandas type recorded (another writer, a release by parts, a release of
+    earlier versions) are read as booleans, not as text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    f = tmp_path / "b.parquet"
+    pq.write_table(pa.table({"a": [1.0, 2.0, 3.0], "b": pa.array([True, None, False])}), f)
+    old = tmp_path / "o.parquet"
+    pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Series([True, None, False], dtype=object)}).to_parquet(old)
+    for path in (f, old):
+        b = read_table(path)["b"]
+        assert str(b.dtype) == "boolean" and b.isna().tolist() == [False, True, False]
+
+
+def test_parquet_outputs_keep_booleans_integers_and_text_beside_gaps(tmp_path: Path) -> None:
+    df = pd.DataFrame({"b": pd.Series([True, None, False], dtype=object), "i": pd.Series([1, np.nan, 3], dtype=object),
+                       "c": pd.Series(["x", 2, None], dtype=object)})
+    write_table(df, tmp_path / "t.parquet")
+    back = pd.read_parquet(tmp_path / "t.parquet")
+    assert [str(t) for t in back.dtypes] == ["boolean", "Int64", "object"]
+    assert back["c"].tolist() == ["x", "2", None] and back["i"].tolist()[::2] == [1, 3]
+    assert df["c"].tolist() == ["x", 2, None]  # the frame written is left as it was

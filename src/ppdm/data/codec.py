@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ppdm.data.columns import ColumnInfo, parse_dates
+from ppdm.data.columns import ColumnInfo, parse_dates, slash_format
 from ppdm.exceptions import InputError
 
 __all__ = ["Decoded", "TableCodec", "ONE_HOT_WEIGHT"]
@@ -84,7 +84,7 @@ def _date_format(s: pd.Series) -> str | None:
     if text.str.fullmatch(r"\d{4}-\d{2}-\d{2}").all():
         return "%Y-%m-%d"
     if text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}").all():
-        return "%m/%d/%Y"
+        return slash_format(text)
     return None  # timestamps with times: ISO 8601
 
 

@@ -1,7 +1,8 @@
 """Column types and roles of a whole table: what each column is, what it is for, and what a release does to it.
 
 Types: ``continuous`` and ``integer`` numbers, ``categorical`` and ``boolean`` values, ``date`` (text that
-parses as dates), ``text`` (free text: nearly every value distinct). Roles: ``identifier``,
+parses as dates), ``text`` (free text: nearly every value distinct), ``nested`` (lists, structs or maps: Parquet's
+nested types, never released). Roles: ``identifier``,
 ``quasi-identifier`` (what an attacker may know of a person), ``sensitive``, ``label`` (the class analysts
 predict) and ``other``. Free text and identifiers never reach a release as they are: text is dropped, an
 identifier becomes a keyed pseudonym, and a column named as a direct identifier (``email``, ``phone``,
@@ -23,11 +24,17 @@ from ppdm.exceptions import InputError
 __all__ = ["ColumnInfo", "TYPES", "ROLES", "infer_columns", "parse_roles", "is_whole_table", "announce_columns",
            "dropped_columns", "numbers_schema", "check_cells"]
 
-TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text")
+TYPES = ("continuous", "integer", "categorical", "boolean", "date", "text", "nested")
 ROLES = ("identifier", "quasi-identifier", "sensitive", "label", "other", "drop")
 
-# ISO dates (2015-01-31, optionally with a time) and the two common day-first / month-first forms
-_DATE = r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?|\d{1,2}/\d{1,2}/\d{4}"
+# ISO dates (2015-01-31, optionally with a time, and a time zone: Z or an offset) and the two common day-first /
+# month-first forms
+_DATE = (r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?))?)?"
+         r"|\d{1,2}/\d{1,2}/\d{4}")
+_SLASH = r"(\d{1,2})/(\d{1,2})/\d{4}"
+_ZONE = r"\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s?(?:Z|[+-]\d{2}(?::?\d{2})?)$"
+#: a column this share of whose cells are numbers is a column of numbers (the others are typos)
+_NUMBERS_SHARE = 0.5
 _TEXT_DISTINCT = 0.5  # a text column whose values are this distinct (and many) is free text, not categories
 _TEXT_MIN_VALUES = 50
 #: a column of categories with a different value in each of at least this many rows names its rows: an identifier
@@ -63,6 +70,7 @@ _DIRECT_VALUES = {
     "telephone numbers": r"(?=(?:\D*\d){9,15}\D*$)(?:[+(0][\d ().-]{7,20}\d|\d+[ .-]\d+[ .-][\d .-]*\d)",
 }
 _DIRECT_SHARE = 0.9
+NESTED = "dropped (nested values: lists, structs or maps)"
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,8 @@ def _type_of(s: pd.Series) -> str:
     # on a Series of its own: dropping rows from the table's own Series would make its RangeIndex build (and
     # keep, for the table's lifetime) an array of every row number
     vals = pd.Series(s.array, copy=False).dropna()
+    if _is_nested(vals):
+        return "nested"
     if pd.api.types.is_bool_dtype(s):
         return "boolean"
     if pd.api.types.is_datetime64_any_dtype(s):
@@ -103,12 +113,14 @@ def _type_of(s: pd.Series) -> str:
     text = pd.Series(every if cells is None else cells, dtype=object).str.strip()
     cells_with = None if cells is None else np.bincount(codes, minlength=len(cells))
     nums = parse_numbers(text)
-    if nums.notna().all():
-        return "integer" if _is_integral(nums.to_numpy()) else "continuous"
 
     def share(matches: pd.Series) -> float:  # of the cells
         m = matches.to_numpy(dtype=bool)
         return int(m.sum() if cells_with is None else cells_with[m].sum()) / len(every)
+
+    # numbers with a few typos are numbers (the release names the typos): as text they were dropped unsaid
+    if nums.notna().all() or share(nums.notna()) >= _NUMBERS_SHARE:
+        return "integer" if _is_integral(nums.dropna().to_numpy()) else "continuous"
 
     if share(text.str.fullmatch(_DATE)) >= 0.95 and share(parse_dates(text).notna()) >= 0.95:
         return "date"
@@ -120,20 +132,43 @@ def _type_of(s: pd.Series) -> str:
     return "categorical"
 
 
+def _is_nested(vals: pd.Series) -> bool:
+    """Whether some cell of ``vals`` (no gaps) is a list, a struct or a map (a sequence or a dict)."""
+    # read in C first: only a column of values of several kinds can hold such cells
+    if vals.dtype != object or pd.api.types.infer_dtype(vals, skipna=True) != "mixed":
+        return False
+    return any(pd.api.types.is_list_like(v) for v in vals.to_numpy(dtype=object))
+
+
 def parse_dates(s: pd.Series) -> pd.Series:
-    """Text as timestamps (NaT where a cell is no date); ISO first, then month-first with slashes."""
+    """Text as timestamps (NaT where a cell is no date); ISO first (a time zone's times in UTC), then dates with
+    slashes: month-first, or day-first when some first number exceeds 12 (see :func:`slash_format`)."""
     from ppdm.data.schema import by_cell_text
 
     # each distinct text is parsed once (a column of a million dates holds a few thousand days)
     return pd.Series(by_cell_text(s, _dates_of), index=s.index)
 
 
+def slash_format(text: pd.Series) -> str:
+    """The format of a column's dates with slashes: day-first (British, ``31/01/2020``) when some first number
+    exceeds 12 and no second one does, month-first (``01/31/2020``) otherwise."""
+    parts = text.str.strip().str.extract(_SLASH).dropna().astype(int)
+    day_first = bool((parts[0] > 12).any()) and not bool((parts[1] > 12).any())
+    return "%d/%m/%Y" if day_first else "%m/%d/%Y"
+
+
 def _dates_of(cells: pd.Series) -> pd.api.extensions.ExtensionArray:
     text = cells.str.strip()
-    days = pd.to_datetime(text, errors="coerce", format="ISO8601")
-    slash = days.isna() & text.str.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}")
+    # times with a time zone apart: pandas reads the times without one beside them with their offset
+    zoned = text.str.contains(_ZONE)
+    days = pd.to_datetime(text.where(~zoned), errors="coerce", format="ISO8601")
+    if zoned.any():
+        # the same instants in UTC (the zone dropped), as a Parquet timestamp with a time zone is read
+        stamps = pd.to_datetime(text[zoned], errors="coerce", format="ISO8601", utc=True)
+        days[zoned] = stamps.dt.tz_convert(None)
+    slash = days.isna() & text.str.fullmatch(_SLASH)
     if slash.any():
-        days[slash] = pd.to_datetime(text[slash], errors="coerce", format="%m/%d/%Y")
+        days[slash] = pd.to_datetime(text[slash], errors="coerce", format=slash_format(text[slash]))
     return days.array
 
 
@@ -175,7 +210,9 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
         s = df[c]
         kind = _type_of(s)
         role = roles.get(c)
-        n_values, n_distinct = int(s.notna().sum()), int(s.nunique(dropna=True))
+        if kind == "nested":
+            _check_nested_kept(c, id=id, label=label, drop=drop, role=role)
+        n_values, n_distinct = int(s.notna().sum()), _distinct(s, kind)
         if c == id:
             role, treatment = "identifier", "replaced by keyed pseudonyms (rows shuffled)"
         elif c == label:
@@ -186,6 +223,8 @@ def infer_columns(df: pd.DataFrame, *, id: str | None = None, label: str | None 
             treatment = "dropped (an identifier; name it with --id to publish pseudonyms)"
         elif n_values == 0:
             role, treatment = role or "other", EMPTY
+        elif kind == "nested":
+            role, treatment = role or "other", NESTED
         elif role is not None:
             treatment = "perturbed"  # kept by the user's role, free text and identifiers too (with a warning)
         elif (what := _direct_identifier(c, s, kind, n_distinct)) is not None:
@@ -229,6 +268,20 @@ def direct_identifier_name(name: str) -> bool:
     return _DIRECT_NAMES.search(words) is not None
 
 
+
+def _distinct(s: pd.Series, kind: str) -> int:
+    """The distinct values of ``s`` (gaps aside); nested cells (lists, dicts) are told apart by their text."""
+    return int((s.dropna().astype(str) if kind == "nested" else s).nunique(dropna=True))
+
+
+def _check_nested_kept(c: str, *, id: str | None, label: str | None, drop: Sequence[str], role: str | None) -> None:
+    """Refuse, in one line, options that would release or pass on a column of nested values (``c``)."""
+    if c in drop or role in ("drop", "identifier") or (c not in (id, label) and role is None):
+        return
+    raise InputError(f"column '{c}' holds nested values (lists, structs or maps), which no release can hold; "
+                     f"flatten it into plain columns, or leave it out (--drop '{c}')")
+
+
 def _counts_rows(s: pd.Series, n_distinct: int) -> bool:
     """Whether the distinct whole numbers of ``s`` are a run ``first, first + 1, ..., first + n_distinct - 1``."""
     from ppdm.data.schema import parse_numbers
@@ -267,6 +320,9 @@ def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
                           "(its values then reach the release)", ColumnWarning, stacklevel=2)
         elif i.treatment == EMPTY:
             warnings.warn(f"column '{i.name}' is not released: {why}", ColumnWarning, stacklevel=2)
+        elif i.treatment == NESTED:
+            warnings.warn(f"column '{i.name}' is not released: {why}; flatten it into plain columns to release it, "
+                          f"or leave it out (--drop '{i.name}')", ColumnWarning, stacklevel=2)
         elif i.treatment == "perturbed" and _identifying(i, rows):
             warnings.warn(f"column '{i.name}' is free text, names each row or is named as an identifier, and is "
                           "released because --roles keeps it: its values can identify people", PrivacyWarning,
@@ -312,31 +368,45 @@ def numbers_schema(df: pd.DataFrame, *, columns: Sequence[str] | None = None, id
     return schema, say
 
 
+#: whole numbers a release writes back as 64-bit integers (a number beyond them came back as
+#: -9223372036854775808 in every row)
+_INT64 = 2.0**63
+
+
 def check_cells(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> None:
     """Refuse bad cells in the columns a release perturbs, naming the column and the first row: an infinite
-    number, or text among numbers (a column most of whose cells are numbers is a column of numbers with a
-    typo, not a column of categories)."""
-    from ppdm.data.schema import parse_numbers
-
+    number, a whole number beyond 64 bits (an account or card number: an identifier, not a quantity), or text
+    among numbers (a column most of whose cells are numbers is a column of numbers with typos, see
+    :func:`infer_columns`)."""
     for i in infos:
         if i.treatment != "perturbed":
             continue
-        s = df[i.name]
-        if i.type in ("continuous", "integer"):
-            v = (s.to_numpy(dtype=np.float64, na_value=np.nan) if pd.api.types.is_numeric_dtype(s)
-                 else parse_numbers(s).to_numpy())
-            bad = np.isinf(v)
-            what = "an infinite value"
-        elif i.type in ("categorical", "text") and not pd.api.types.is_bool_dtype(s):
-            parsed = parse_numbers(s)
-            given = s.notna().to_numpy()
-            if parsed.notna().sum() < 0.5 * max(int(given.sum()), 1):
-                continue
-            bad = given & parsed.isna().to_numpy()
-            what = f"text among numbers ({int(bad.sum())} cell(s))"
-        else:
-            continue
-        if bad.any():
+        found = _bad_cells(df[i.name], i.type)
+        if found is not None:
+            bad, what, fix = found
             row = int(np.flatnonzero(bad)[0]) + 1
-            raise InputError(f"column '{i.name}' holds {what}, first in data row {row}; fix it, or leave the column "
-                             f"out (--drop '{i.name}')")
+            raise InputError(f"column '{i.name}' holds {what}, first in data row {row}; {fix} (--drop '{i.name}')")
+
+
+def _bad_cells(s: pd.Series, kind: str) -> tuple[np.ndarray, str, str] | None:
+    """The cells of a perturbed column of type ``kind`` that no release can take (a mask), what they are and
+    what to do about them besides dropping the column; None when there are none."""
+    from ppdm.data.schema import parse_numbers
+
+    if kind in ("continuous", "integer"):
+        numeric = pd.api.types.is_numeric_dtype(s)
+        v = s.to_numpy(dtype=np.float64, na_value=np.nan) if numeric else parse_numbers(s).to_numpy()
+        text = np.zeros(len(v), dtype=bool) if numeric else s.notna().to_numpy() & np.isnan(v)
+        if text.any():
+            first = str(s.iloc[int(np.flatnonzero(text)[0])]).strip()
+            cell = repr(first if len(first) <= 20 else first[:20] + "...")
+            more = f" and {int(text.sum()) - 1} more" if text.sum() > 1 else ""
+            return text, f"text among numbers ({cell}{more})", "fix it, or leave the column out"
+        if np.isinf(v).any():
+            return np.isinf(v), "an infinite value", "fix it, or leave the column out"
+        beyond = (v >= _INT64) | (v < -_INT64)
+        if kind == "integer" and beyond.any():
+            return beyond, "whole numbers beyond 64 bits", ("such a number names something (an account, a card) "
+                                                           "rather than measures it: name the column with --id, "
+                                                           "or leave it out")
+    return None

@@ -179,8 +179,8 @@ def _read_parquet(files: Sequence[Path], rows: np.ndarray | None = None, n_rows:
     columns: dict[str, pd.Series] = {}
     try:
         for c in names[0]:
-            parts = [(pf.read(columns=[c], use_pandas_metadata=False) if mine is None else _rows_of(pf, c, mine))
-                     .to_pandas()[c] for pf, mine in zip(sources, kept, strict=True)]
+            parts = [_column_of(pf.read(columns=[c], use_pandas_metadata=False) if mine is None
+                                else _rows_of(pf, c, mine), c) for pf, mine in zip(sources, kept, strict=True)]
             columns[str(c)] = (pd.concat(parts, ignore_index=True) if len(parts) > 1
                                else parts[0].reset_index(drop=True))
             del parts
@@ -190,6 +190,18 @@ def _read_parquet(files: Sequence[Path], rows: np.ndarray | None = None, n_rows:
         raise InputError(f"cannot read Parquet input ({type(e).__name__}); check that the files are Parquet") from None
     df = pd.DataFrame(columns, copy=False)
     return _check_rows(df, files[0].name)
+
+
+def _column_of(table: Any, column: str) -> pd.Series:
+    """One column of an Arrow table as pandas reads it, booleans beside gaps as pandas' booleans."""
+    import pyarrow as pa
+
+    s = table.to_pandas()[column]
+    # Arrow's booleans with gaps come out as Python objects (True, None) when no pandas type is recorded (a
+    # release by parts, another writer): as text they were no booleans, and evaluate refused its own release
+    if s.dtype == object and pa.types.is_boolean(table.schema.field(column).type):
+        s = s.astype("boolean")
+    return s
 
 
 #: rows of one column read from a Parquet file at a time when only some are kept
@@ -371,7 +383,67 @@ def _check_rows(df: pd.DataFrame, name: str) -> pd.DataFrame:
         raise InputError(f"'{name}' has no columns; give a table with a header row")
     if len(df) == 0:
         raise InputError(f"'{name}' has a header but no data rows; give at least two rows")
-    return _numbers_as_floats(df)
+    return _numbers_as_floats(_marks_as_gaps(_text_of_bytes(_times_in_utc(df), name)))
+
+
+#: cells that mark a missing value in a column of numbers (UCI's "?", a dash, "n/a"...), lower case: pandas
+#: reads some of them as gaps in a CSV, none in Parquet or a DataFrame
+MISSING_MARKS = frozenset({"", "?", "-", "--", ".", "na", "n/a", "nan", "null", "none", "#n/a", "<na>"})
+# the marks as they are usually written, to find a column holding one at a glance (a lookup in C)
+_MARK_SPELLINGS = frozenset(v for m in MISSING_MARKS for v in (m, m.upper(), m.title()))
+
+
+def _marks_as_gaps(df: pd.DataFrame) -> pd.DataFrame:
+    """Missing-value marks in a column of numbers as gaps: one "?" among 300 incomes made the whole column text,
+    which was dropped as free text. A column that is numbers but for its marks becomes numbers; one with other
+    text among its numbers keeps it (the release refuses it, naming the first such cell)."""
+    from ppdm.data.schema import by_cell_text, parse_numbers
+
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object or not s.isin(_MARK_SPELLINGS).any():
+            continue
+        given = s.notna().to_numpy()
+        marks = given & by_cell_text(s, lambda t: t.str.strip().str.lower().isin(MISSING_MARKS).to_numpy())
+        rest = given & ~marks
+        nums = parse_numbers(s.where(rest, None))
+        if not rest.any() or nums.notna().sum() < 0.5 * rest.sum():
+            continue  # text, with a category spelt like a mark
+        df[c] = nums if nums.notna().sum() == rest.sum() else s.where(~marks, None)
+    return df
+
+
+def _times_in_utc(df: pd.DataFrame) -> pd.DataFrame:
+    """Timestamps with a time zone as the same instants in UTC, without the zone.
+
+    A column's cells may come from several zones (daylight saving): UTC is one clock for all of them, and
+    naive timestamps are what the schema and the codec read as dates.
+    """
+    for c in df.columns:
+        if isinstance(df[c].dtype, pd.DatetimeTZDtype):
+            df[c] = df[c].dt.tz_convert("UTC").dt.tz_localize(None)
+    return df
+
+
+def _text_of_bytes(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Binary cells (Parquet's binary columns) decoded as UTF-8 text; a column of other bytes is refused."""
+    for c in df.columns:
+        s = df[c]
+        # read in C, most columns at a glance: only bytes, or values of several kinds, can hold bytes
+        if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) not in ("bytes", "mixed"):
+            continue
+        raw = np.fromiter((isinstance(v, (bytes, bytearray)) for v in s.to_numpy(dtype=object)), bool, len(s))
+        if not raw.any():
+            continue
+        cells = s.to_numpy(dtype=object).copy()
+        for k in np.flatnonzero(raw):
+            try:
+                cells[k] = bytes(cells[k]).decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"column '{c}' of '{name}' holds binary data that is not UTF-8 text (first in data "
+                                 f"row {k + 1}); store it as text, or write the table without it") from None
+        df[c] = pd.Series(cells, index=s.index, dtype=object)
+    return df
 
 
 def _numbers_as_floats(df: pd.DataFrame) -> pd.DataFrame:
@@ -417,6 +489,7 @@ _PARQUET_ROWS = 32_768
 
 def _write_parquet(df: pd.DataFrame, f: Any) -> None:
     """``df.to_parquet(f, index=False)``, a row group at a time: Arrow never holds a copy of the whole table."""
+    df = _typed(df)
     if len(df) <= _PARQUET_ROWS:
         df.to_parquet(f, index=False)
         return
@@ -433,3 +506,32 @@ def _write_parquet(df: pd.DataFrame, f: Any) -> None:
                                                     preserve_index=False))
             # Arrow's allocator keeps a written row group's buffers for reuse: handed back to the system
             pa.default_memory_pool().release_unused()
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its columns of Python values (a release's booleans and integers beside gaps, its categories)
+    in the types a Parquet reader reads back: pandas writes such a column as ``object``, and read back it was
+    text (``True``), not the original's booleans or integers."""
+    given = {c: df[c] for c in df.columns}
+    typed = {c: _typed_column(s) if s.dtype == object else s for c, s in given.items()}
+    if all(typed[c] is given[c] for c in given):
+        return df
+    return pd.DataFrame(typed, index=df.index, copy=False)  # the caller's frame is left as it is
+
+
+def _typed_column(s: pd.Series) -> pd.Series:
+    """One column of Python values in its own type: booleans as ``boolean``, whole numbers as ``Int64``,
+    numbers as floats and plain values of several kinds (categories) as text; others as they are."""
+    kind = pd.api.types.infer_dtype(s, skipna=True)
+    try:
+        if kind == "boolean":
+            return s.astype("boolean")
+        if kind == "integer":
+            return s.astype("Int64")
+        if kind in ("floating", "mixed-integer-float"):
+            return s.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):  # beyond 64 bits: as they are (Arrow's own type)
+        return s
+    if kind in ("mixed", "mixed-integer") and not any(pd.api.types.is_list_like(v) for v in s.dropna()):
+        return s.where(s.isna(), s.astype(str))
+    return s

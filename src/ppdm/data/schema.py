@@ -295,13 +295,13 @@ def resolve_schema(
             if pd.api.types.is_numeric_dtype(s):
                 released.append(c)
             elif _looks_numeric(s) and not allow_categorical:
-                bad = int(parse_numbers(s.dropna()).isna().sum())
-                if bad == 0:  # numbers the reader kept as text (beyond 64-bit integers): numeric after all
+                text = s.notna().to_numpy() & parse_numbers(s).isna().to_numpy()
+                if not text.any():  # numbers the reader kept as text (beyond 64-bit integers): numeric after all
                     released.append(c)
                     continue
-                raise InputError(
-                    f"column '{c}' is numeric but {bad} cell(s) hold text; fix them, or pass --drop '{c}'"
-                )
+                row = int(np.flatnonzero(text)[0])
+                raise InputError(f"column '{c}' is numeric but {int(text.sum())} cell(s) hold text, first in data row "
+                                 f"{row + 1} ({str(s.iloc[row]).strip()[:20]!r}); fix them, or pass --drop '{c}'")
             elif allow_categorical:
                 released.append(c)
     if not released:
