@@ -66,13 +66,15 @@ class ReleaseKey:
             return self.seed(MECHANISM_STREAM)
         return _sub_seed(self.entropy, (MECHANISM_STREAM, 1, part))
 
-    def describe(self) -> dict[str, object]:
-        """What a record may say about the key (never the key itself)."""
+    def describe(self, *, kept: bool = True) -> dict[str, object]:
+        """What a record may say about the key (never the key itself); ``kept``: whether a state file keeps it
+        (``ppdm perturb`` without ``--state`` keeps nothing)."""
         if self.known:
             return {"source": "seed given by the user", "seed_known": True,
                     "undoable": "anyone who knows or guesses the seed can regenerate the random draws and undo "
                                 "the release"}
-        return {"source": "operating-system entropy (128 bits), kept only in the state file", "seed_known": False}
+        where = "kept only in the state file" if kept else "kept nowhere (no state file was asked for)"
+        return {"source": f"operating-system entropy (128 bits), {where}", "seed_known": False}
 
 
 def _sub_seed(entropy: int, spawn_key: tuple[int, ...]) -> int:

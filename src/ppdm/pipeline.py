@@ -202,8 +202,8 @@ def perturb(
             out_df = formulas.escape_formulas(out_df, list(risky))
         summary = {
             "method": method,
-            "key": key.describe(),
-            "identity": identity_summary(identity, schema.id),
+            "key": key.describe(kept=state_path is not None),
+            "identity": identity_summary(identity, schema.id, kept=state_path is not None),
             "n_rows": int(n_out),
             "n_released_columns": int(m_out),
             "preprocess": preprocess if schema.passthrough or not is_whole_table(df, infos) or columns is not None

@@ -148,3 +148,16 @@ def test_every_help_names_the_extra_it_asks_for() -> None:
         asks += re.findall(r"pip install '([^']*)'", text)
     assert "ppdm[audit]" in asks
     assert all(re.fullmatch(r"ppdm\[\w+\]", a) for a in asks), asks
+
+
+def test_the_summary_says_where_the_key_is_kept(cli, table: Path, tmp_path: Path) -> None:
+    # without --state nothing keeps the key: the summary said "kept only in the state file" all the same
+    code, out, err = cli("perturb", table, "--method", "noise", "-o", tmp_path / "a.csv")
+    assert code == 0, err
+    said = " ".join((out + err).split())
+    assert "kept nowhere (no state file was asked for)" in said and "kept only in the state file" not in said
+    code, out, err = cli("perturb", table, "--method", "noise", "-o", tmp_path / "b.csv", "--state",
+                         tmp_path / "b.state")
+    assert code == 0, err
+    said = " ".join((out + err).split())
+    assert "kept only in the state file" in said and "kept nowhere" not in said

@@ -334,6 +334,12 @@ def test_minor_cases(cli, nums: Path, tmp_path: Path) -> None:
     u16 = tmp_path / "u16.csv"
     u16.write_bytes(nums.read_text().encode("utf-16"))
     assert "UTF-16" in one_line_error(*cli("perturb", u16, "--method", "noise", "-o", tmp_path / "u.csv"))
+    # a workbook (a ZIP whose first bytes hold no zero byte) named as such; it was "a header but no data rows"
+    book = tmp_path / "t.xlsx"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    book.write_bytes(book.read_bytes()[:4] + b"garbage" + book.read_bytes()[4:])
+    assert "Excel workbook" in one_line_error(*cli("perturb", book, "--method", "noise", "-o", tmp_path / "x.csv"))
     gz = tmp_path / "t.csv.gz"
     gz.write_bytes(gzip.compress(nums.read_bytes()))
     assert cli("perturb", gz, "--method", "noise", "--id", "rid", "-o", tmp_path / "gz.csv")[0] == 0

@@ -343,6 +343,10 @@ def _head_text(head: bytes, name: str, whole: bool) -> str | None:
                          f"'{name}' > utf8.csv)")
     if head[:2] == _GZIP:  # compressed twice, or a compressed file read raw
         raise InputError(f"'{name}' is gzip-compressed data inside gzip; decompress it (gunzip) and give the table")
+    if head[:4] == b"PK\x03\x04" or head[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":
+        # a workbook's first bytes (ZIP for .xlsx and .ods, OLE for .xls) may hold no zero byte
+        raise InputError(f"'{name}' is a ZIP or Office file (an Excel workbook?), not a text table; save the sheet "
+                         "as CSV (UTF-8), or unzip it and give the table")
     if b"\x00" in head[:_HEAD_BYTES]:
         raise InputError(f"'{name}' is not a text table (binary content); give a CSV, TSV or Parquet file (a "
                          "gzip-compressed CSV is read as it is)")

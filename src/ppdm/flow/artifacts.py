@@ -53,9 +53,10 @@ def record_positions(spec: str | None, labels: Sequence[object], what: str) -> i
     return pos
 
 
-def identity_summary(identity: Any, id_column: str | None, *, parts: bool = False) -> dict[str, Any]:
+def identity_summary(identity: Any, id_column: str | None, *, parts: bool = False,
+                     kept: bool = True) -> dict[str, Any]:
     """What the record says of the released rows' link to the original's (``parts``: a release by parts,
-    whose rows come part after part)."""
+    whose rows come part after part; ``kept``: whether a state file keeps the mapping)."""
     if identity.kept:
         if parts:
             return {"layout": "linkable: original ids (--keep-ids), in the original order within each part; every "
@@ -64,7 +65,8 @@ def identity_summary(identity: Any, id_column: str | None, *, parts: bool = Fals
                           "to its record"}
     return {"layout": ("rows shuffled within each part (parts assigned by the key)" if parts else "rows shuffled")
             + (f", ids in '{id_column}' replaced by keyed pseudonyms" if id_column is not None else "")
-            + "; the mapping is in the state file only"}
+            + ("; the mapping is in the state file only" if kept else "; the mapping is kept nowhere (no state "
+               "file was asked for)")}
 
 
 def wrap_partition(mech: Any, df: pd.DataFrame, schema: Schema, rows: str | None, cols: str | None) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import warnings
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,11 @@ def _png(fig: Any, *, tight: bool = True) -> bytes:
     """The figure as PNG bytes; ``tight`` crops it to its artists (one more drawing of the figure: a figure
     whose layout is fixed or constrained skips it)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight" if tight else None)
+    with warnings.catch_warnings():
+        # a column named in a script the fonts lack (Chinese, say) is drawn as boxes: the report's tables name it
+        # as it is, and matplotlib's warning, one per glyph, would fill stderr
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        fig.savefig(buf, format="png", dpi=100, bbox_inches="tight" if tight else None)
     _plt().close(fig)
     return buf.getvalue()
 
