@@ -9,11 +9,27 @@ indicators (a value, a gap) beside the numbers, with the number itself at the co
 pattern of gaps is never copied into the release: it is part of what the mechanism distorts.
 
 Decoding is post-processing of a released matrix: numbers are mapped back to their units, integers rounded,
-every number kept within the column's original range, dates written as dates, and each categorical block
-read as the category with the largest released indicator, or drawn by the positive ones (with a key), so a
-released category is always one of the original's. Rows released with the same indicators (a group's shares)
-draw systematically: together they release each category as often as its share says, to within one row. A
-block released empty (NaN: a cell suppressed by a categorical mechanism) is a missing cell, and so is a
+every number kept within the column's original range, dates written as dates, and each categorical block (and
+each number's gap block) read as one of the original's categories in the way that fits what the mechanism
+released (:data:`READINGS`):
+
+- ``nearest``: the category with the largest released indicator;
+- ``shares``: drawn by the positive indicators (with a key). A microaggregated row holds its group's shares,
+  so the group keeps its mix; rows released with the same indicators (a group) draw systematically: together
+  they release each category as often as its share says, to within one row;
+- ``calibrated``: for a column released as its own indicators perturbed (noise added, values swapped, a
+  low-rank reconstruction). Each category is published as often as the release says: its indicator's mean
+  over the rows, the release's own estimate of its frequency. A row released as one category (one positive
+  indicator, the others zero) keeps it; the other rows take what is left, the rarest category first, each
+  going to the rows whose released indicator for it most exceeds their largest other one. Drawn by such
+  indicators, or read by the largest, every category drifts towards an equal share: a category or a gap
+  one record of 200 holds was published in 10 to 194 rows. Nothing of the original's enters;
+- ``original``: the same with the original's frequencies, for a release whose every column mixes all of
+  them (a rotation, a projection): its columns say nothing of how often a category is held, so the
+  original's frequencies are published as they are (a category one record holds, once: the release's
+  measured risk covers it).
+
+A block released empty (NaN: a cell suppressed by a categorical mechanism) is a missing cell, and so is a
 released gap.
 Attacks see the decoded, published table (re-encoded with :meth:`TableCodec.encode`).
 """
@@ -29,7 +45,7 @@ import pandas as pd
 from ppdm.data.columns import ColumnInfo, parse_dates, slash_format
 from ppdm.exceptions import InputError
 
-__all__ = ["Decoded", "TableCodec", "ONE_HOT_WEIGHT"]
+__all__ = ["Decoded", "TableCodec", "ONE_HOT_WEIGHT", "READINGS"]
 
 #: the value of an indicator that is on, in the design (a category's, a number's gap's)
 ONE_HOT_WEIGHT = 1.0 / np.sqrt(2.0)
@@ -40,6 +56,10 @@ _RARE = "\x00rare"
 #: the category of a gap (a categorical column with gaps holds it as one of its categories)
 _GAP = "\x00gap"
 _DAY = np.timedelta64(1, "D")
+#: how a released block becomes a category (see the module docstring): the largest indicator, a draw by the
+#: indicators as a group's shares, or the release's own frequencies (or the original's) given to the rows
+#: nearest each category
+READINGS = ("nearest", "shares", "calibrated", "original")
 
 
 @dataclass
@@ -53,6 +73,7 @@ class _Numeric:
     fill: float
     date_format: str | None = None
     gaps: bool = False  # the column has gaps: a two-indicator block (a value, a gap) follows the categories
+    gap_share: float = 0.0  # the share of its cells that are gaps
 
 
 @dataclass
@@ -63,6 +84,7 @@ class _Categorical:
     values: dict[str, object] = field(default_factory=dict)  # category text -> the original cell value
     rare: list[str] = field(default_factory=list)  # the categories sharing the last indicator
     rare_shares: list[float] = field(default_factory=list)
+    shares: list[float] = field(default_factory=list)  # each indicator's share of the cells (the last: the rest's)
 
 
 def _numbers(s: pd.Series, kind: str) -> np.ndarray:
@@ -118,7 +140,7 @@ class TableCodec:
                 self.numeric_.append(_Numeric(info.name, info.type, float(obs.mean()), sd if sd > 0 else 1.0,
                                               float(obs.min()), float(obs.max()), float(np.median(obs)),
                                               _date_format(s) if info.type == "date" else None,
-                                              gaps=bool(obs.size < len(v))))
+                                              gaps=bool(obs.size < len(v)), gap_share=1.0 - obs.size / len(v)))
             else:
                 obs = s.dropna()
                 text = obs.astype(str)
@@ -132,11 +154,13 @@ class TableCodec:
                 counts = text.value_counts()
                 if len(counts) > _MAX_LEVELS:
                     top, rest = counts.iloc[: _MAX_LEVELS - 1], counts.iloc[_MAX_LEVELS - 1:]
+                    shares = [*(top[sorted(top.index)] / len(text)).tolist(), rest.sum() / len(text)]
                     self.categorical_.append(_Categorical(
                         info.name, [*sorted(top.index), _RARE], fill, values,
-                        list(rest.index), (rest / rest.sum()).tolist()))
+                        list(rest.index), (rest / rest.sum()).tolist(), shares))
                 else:
-                    self.categorical_.append(_Categorical(info.name, sorted(counts.index), fill, values))
+                    self.categorical_.append(_Categorical(info.name, sorted(counts.index), fill, values,
+                                                          shares=(counts[sorted(counts.index)] / len(text)).tolist()))
         self.numeric_index_ = np.arange(len(self.numeric_))
         gapped = [len(c.categories) for c in self.categorical_] + [2 for n in self.numeric_ if n.gaps]
         offsets = np.cumsum([len(self.numeric_)] + gapped)
@@ -239,15 +263,32 @@ class TableCodec:
 
     # -- decoding --------------------------------------------------------------------------------
 
-    def decode(self, B: np.ndarray, rng: np.random.Generator | None = None) -> pd.DataFrame:
+    def decode(self, B: np.ndarray, rng: np.random.Generator | None = None, *,
+               reading: str = "nearest") -> pd.DataFrame:
         """A released design matrix as the perturbed columns, in their types, units and ranges.
 
-        Each categorical block becomes one category: the one with the largest released indicator, or, with
-        ``rng``, one drawn with probability proportional to the positive indicators (a row of group shares,
-        as microaggregation releases, then keeps its group's mix of categories instead of the group's most
-        frequent one). The draws are part of the release's key.
+        Parameters
+        ----------
+        B : ndarray of shape (n, width)
+            The released design.
+        rng : Generator, optional
+            The release key's categorical draws: a group's shares (``reading='shares'``), and which of the
+            categories sharing one indicator a row takes. Without it, a row takes the largest share and the
+            most frequent of those categories.
+        reading : {'nearest', 'shares', 'calibrated', 'original'}, default='nearest'
+            How each categorical block (and each number's gap block) becomes one category: the largest
+            indicator; a draw by the indicators as a microaggregated group's shares (the group keeps its mix
+            of categories instead of its most frequent one); or, for indicators perturbed one column at a
+            time, each category as often as the release says, in the rows nearest it; or, for a release
+            that mixes every column, as often as the original holds it (see the module docstring). A
+            mechanism says which fits its release (:func:`ppdm.flow.whole.block_reading`).
+
+        Returns
+        -------
+        DataFrame
+            The perturbed columns, in the order of the codec's columns.
         """
-        return self.table(self.decode_parts(B, rng))
+        return self.table(self.decode_parts(B, rng, reading=reading))
 
     def table(self, d: Decoded) -> pd.DataFrame:
         """The table of a decoded release (:meth:`decode_parts`): what :meth:`decode` returns."""
@@ -270,12 +311,16 @@ class TableCodec:
             out[c.name] = self.values_of(d, c.name)
         return pd.DataFrame(out, index=range(d.rows))[[i.name for i in self.infos]]
 
-    def decode_parts(self, B: np.ndarray, rng: np.random.Generator | None = None) -> Decoded:
+    def decode_parts(self, B: np.ndarray, rng: np.random.Generator | None = None, *,
+                     reading: str = "nearest") -> Decoded:
         """What :meth:`decode` publishes, without building the table: the numbers in their units (integers and
-        dates, as days, whole) and the categories as text. The same draws as :meth:`decode`."""
+        dates, as days, whole) and the categories as text. The same ``rng`` and ``reading`` as :meth:`decode`
+        give the same categories."""
         B = np.asarray(B, dtype=np.float64)
         if B.ndim != 2 or B.shape[1] != self.width_:
             raise InputError(f"a released design has {self.width_} columns; got {B.shape}")
+        if reading not in READINGS:
+            raise ValueError(f"reading must be one of {', '.join(READINGS)}; got {reading!r}")
         n = B.shape[0]
         numbers = np.empty((n, len(self.numeric_)))
         for j, num in enumerate(self.numeric_):
@@ -286,12 +331,12 @@ class TableCodec:
             numbers[:, j] = v
         text = np.empty((n, len(self.categorical_)), dtype=object)
         for k, (c, block) in enumerate(zip(self.categorical_, self.blocks_[:len(self.categorical_)], strict=True)):
-            text[:, k] = _decode_block(B, block, c, rng)
+            text[:, k] = _decode_block(B, block, c, rng, reading)
         gaps = {}
         for j, block in self.gap_blocks_.items():
-            # the gap indicator decoded as a category (the same draws), the number at the column's median
-            u = None if rng is None else rng.random((n, 1))
-            gaps[j] = _choose(np.nan_to_num(B[:, block], nan=0.0), u) == 1
+            # the gap indicator read as a category (the same way), the number at the column's median
+            share = self.numeric_[j].gap_share
+            gaps[j] = _pick(B, block, [1.0 - share, share], rng, reading, systematic=False) == 1
             numbers[gaps[j], j] = self.numeric_[j].fill
         return Decoded(numbers, text, gaps)
 
@@ -345,19 +390,11 @@ class Decoded:
 _ROW_BLOCK = 65536
 
 
-def _decode_block(B: np.ndarray, block: np.ndarray, c: _Categorical, rng: np.random.Generator | None) -> np.ndarray:
+def _decode_block(B: np.ndarray, block: np.ndarray, c: _Categorical, rng: np.random.Generator | None,
+                  reading: str) -> np.ndarray:
     """One categorical column of a released design as text (None where its block is empty: NaN)."""
-    n = B.shape[0]
-    # one draw for every row, as a single draw would be (the same stream), read a block of rows at a time
-    u = None if rng is None else _systematic(B, block, rng.random((n, 1)))
-    pick = np.empty(n, dtype=np.intp)
-    blank = np.empty(n, dtype=bool)
-    for a in range(0, n, _ROW_BLOCK):
-        part = B[a:a + _ROW_BLOCK, block]
-        blank[a:a + len(part)] = np.isnan(part).all(axis=1)
-        pick[a:a + len(part)] = _choose(np.nan_to_num(part, nan=0.0), None if u is None else u[a:a + len(part)])
-        del part
-    text = np.asarray(c.categories, dtype=object)[pick]
+    blank = _blank(B, block)
+    text = np.asarray(c.categories, dtype=object)[_pick(B, block, c.shares, rng, reading, blank)]
     rare = (text == _RARE) & ~blank
     if rare.any():
         # the shared indicator becomes one of the rare categories, by their frequency in the original
@@ -366,6 +403,100 @@ def _decode_block(B: np.ndarray, block: np.ndarray, c: _Categorical, rng: np.ran
         text[rare] = np.asarray(c.rare, dtype=object)[draw]
     text[blank] = None
     return text
+
+
+def _blank(B: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """The rows whose block is released empty (every indicator NaN)."""
+    n = B.shape[0]
+    blank = np.empty(n, dtype=bool)
+    for a in range(0, n, _ROW_BLOCK):
+        blank[a:a + _ROW_BLOCK] = np.isnan(B[a:a + _ROW_BLOCK, block]).all(axis=1)
+    return blank
+
+
+def _pick(B: np.ndarray, block: np.ndarray, shares: Sequence[float], rng: np.random.Generator | None,
+          reading: str, blank: np.ndarray | None = None, *, systematic: bool = True) -> np.ndarray:
+    """Index of the category of each row of a block, read as ``reading`` says (see the module docstring);
+    ``shares``: each indicator's share of the original's cells; ``blank``: rows released empty (any index);
+    ``systematic``: a group's draws of shares are systematic (a number's gap block draws each row alone)."""
+    n = B.shape[0]
+    if reading in ("calibrated", "original"):  # the original's frequencies, or (None) the release's
+        return _calibrated(B, block, np.asarray(shares, dtype=np.float64) if reading == "original" else None,
+                           np.zeros(n, dtype=bool) if blank is None else blank)
+    # one draw for every row, as a single draw would be (the same stream), read a block of rows at a time
+    u = None if rng is None or reading == "nearest" else rng.random((n, 1))
+    if u is not None and systematic:
+        u = _systematic(B, block, u)
+    pick = np.empty(n, dtype=np.intp)
+    for a in range(0, n, _ROW_BLOCK):
+        part = np.nan_to_num(B[a:a + _ROW_BLOCK, block], nan=0.0)
+        pick[a:a + len(part)] = _choose(part, None if u is None else u[a:a + len(part)])
+        del part
+    return pick
+
+
+def _apportion(p: np.ndarray, n: int) -> np.ndarray:
+    """``n`` rows shared in the proportions ``p`` (largest remainders; ties to the first)."""
+    p = p / p.sum()
+    q = np.floor(p * n).astype(np.int64)
+    q[np.argsort(q - p * n, kind="stable")[:n - int(q.sum())]] += 1
+    return q
+
+
+def _calibrated(B: np.ndarray, block: np.ndarray, shares: np.ndarray | None, blank: np.ndarray) -> np.ndarray:
+    """Index of the category of each row of a block released as perturbed indicators: each category as
+    often as ``shares`` says (None: as the release says, by its indicators' means over the rows), in the
+    rows nearest it.
+
+    A row released as one category (one positive indicator, the others zero: the original's, a swap's, a
+    categorical mechanism's) keeps it. The other rows share what the frequencies leave (scaled to them); each
+    category, the rarest first, goes to those of them whose indicator for it most exceeds their largest other
+    one; the most frequent takes the rest. Such indicators are one category's plus noise: clipped and
+    normalised as a group's shares, or read by the largest, they publish every category towards an equal
+    share of the rows, a category or a gap one record holds in dozens. Their means keep the frequencies
+    (noise of mean zero, swaps, reconstructions of the column), up to the noise of a mean.
+    """
+    n, k = B.shape[0], len(block)
+    if k == 1:
+        return np.zeros(n, dtype=np.intp)
+    best = np.empty(n, dtype=np.intp)
+    top, second = np.empty(n), np.empty(n)
+    exact = np.empty(n, dtype=bool)
+    total = np.zeros(k)
+    for a in range(0, n, _ROW_BLOCK):
+        part = np.nan_to_num(B[a:a + _ROW_BLOCK, block], nan=0.0)
+        rows = slice(a, a + len(part))
+        total += part.sum(axis=0)
+        best[rows] = np.argmax(part, axis=1)
+        exact[rows] = (np.count_nonzero(part, axis=1) == 1) & (part.max(axis=1) > 0)
+        part.partition(k - 2, axis=1)  # in place: the two largest indicators are the last two
+        top[rows], second[rows] = part[:, -1], part[:, -2]
+        del part
+    exact &= ~blank
+    pick = best.copy()
+    free = np.flatnonzero(~exact & ~blank)
+    if not len(free):
+        return pick
+    # what the frequencies leave to the free rows once the rows released as one category are counted
+    valid = n - int(blank.sum())
+    if shares is None:
+        shares = np.clip(total, 0.0, None)  # a mean below zero (noise) is a category the release does not hold
+        if not shares.sum() > 0:  # the release holds no category: each row its nearest
+            return pick
+    left = np.maximum(_apportion(shares, valid) - np.bincount(best[exact], minlength=k), 0)
+    quota = _apportion(left.astype(np.float64) if left.sum() > 0 else shares, len(free))
+    pending = np.ones(len(free), dtype=bool)
+    order = np.argsort(quota, kind="stable")
+    for j in order[:-1]:
+        if quota[j] == 0:
+            continue
+        cand = free[pending]
+        margin = B[cand, block[j]] - np.where(best[cand] == j, second[cand], top[cand])
+        taken = np.flatnonzero(pending)[np.argpartition(-np.nan_to_num(margin, nan=0.0), quota[j] - 1)[:quota[j]]]
+        pick[free[taken]] = j
+        pending[taken] = False
+    pick[free[pending]] = order[-1]
+    return pick
 
 
 def _systematic(B: np.ndarray, block: np.ndarray, u: np.ndarray) -> np.ndarray:

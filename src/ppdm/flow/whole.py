@@ -17,7 +17,7 @@ from ppdm.data.preprocess import Scaler
 from ppdm.data.schema import Schema
 from ppdm.exceptions import ParameterError
 
-__all__ = ["WholeRelease", "release_whole", "design_preprocess", "whole_schema", "take_codec_blocks"]
+__all__ = ["WholeRelease", "release_whole", "design_preprocess", "whole_schema", "take_codec_blocks", "block_reading"]
 
 #: preprocessings that only shift columns (they keep the design's distances: NMF needs non-negative input)
 _SHIFTS = ("minshift", "nonneg")
@@ -58,6 +58,12 @@ def take_codec_blocks(mech: Any, codec: Any) -> None:
         mech.set_params(variables=[b.tolist() for b in codec.blocks_])
 
 
+def block_reading(mech: Any) -> str:
+    """How the codec reads the categorical blocks of ``mech``'s release (a mechanism or its class; see
+    :data:`ppdm.data.codec.READINGS`): what the mechanism declares, ``calibrated`` when it declares nothing."""
+    return str(getattr(mech, "_block_reading", "calibrated"))
+
+
 def release_whole(df: pd.DataFrame, schema: Schema, codec: Any, mech: Any, *, preprocess: str, key_seed: int,
                   y: np.ndarray | None) -> WholeRelease:
     """Release ``df``'s kept columns through the codec's design with ``mech`` (see the module docstring).
@@ -79,7 +85,7 @@ def release_whole(df: pd.DataFrame, schema: Schema, codec: Any, mech: Any, *, pr
         if len(names) != B.shape[1] or any(n in schema.columns for n in names):
             names = [f"d{k + 1}" for k in range(B.shape[1])]
         return WholeRelease(schema.assemble_new(df, B, [str(n) for n in names]), scaler, None, [str(n) for n in names])
-    decoded = codec.decode_parts(B, rng=np.random.default_rng([int(key_seed), 1]))
+    decoded = codec.decode_parts(B, rng=np.random.default_rng([int(key_seed), 1]), reading=block_reading(mech))
     if codec.numeric_names:
         re = relative_error(codec.numbers(df), codec.filled_numbers(decoded).copy())
     else:

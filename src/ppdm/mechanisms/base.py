@@ -84,6 +84,13 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     #: never released): a release of some of the rows standing in for the release of every row (the sweep's
     #: held-out folds) scales them by its share of the rows, so that it suppresses what the whole release would
     _table_counts: ClassVar[tuple[str, ...]] = ()
+    #: how the codec of a whole table reads a categorical column's released one-hot block (see
+    #: :data:`ppdm.data.codec.READINGS`): ``calibrated`` when each released column is its own column's
+    #: values perturbed or reconstructed (noise, swaps, low-rank reconstructions, rows released as one
+    #: category); ``shares`` for a group's shares (microaggregation), drawn so that the group keeps its mix;
+    #: ``original`` when every released column mixes all of them (a rotation, a projection); ``nearest``: the
+    #: largest indicator
+    _block_reading: ClassVar[str] = "calibrated"
 
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
         """Validate with scikit-learn's public ``validate_data``; failures become :class:`InputError`."""

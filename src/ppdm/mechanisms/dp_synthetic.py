@@ -189,6 +189,10 @@ class DPGaussianCopula(Mechanism):
     _keeps_no_row: ClassVar[bool] = True
     _draws_from_model: ClassVar[bool] = True
     _uses_label: ClassVar[bool] = True
+    #: its indicator columns are drawn from noisy marginals, one at a time: their means are no estimate of the
+    #: categories' frequencies (on adult, read by them the categories strayed further from the original's than
+    #: read by the largest indicator), so each row takes its largest
+    _block_reading: ClassVar[str] = "nearest"
 
     def __init__(
         self,

@@ -293,6 +293,8 @@ class MDAV(Mechanism):
     #: ``ppdm release`` passes the categorical blocks of a whole table as ``variables``
     _uses_blocks: ClassVar[bool] = True
     _table_counts: ClassVar[tuple[str, ...]] = ("min_count",)
+    #: a group's centroid over a block is its records' shares of each category (see ``variables``)
+    _block_reading: ClassVar[str] = "shares"
 
     def __init__(self, k: int = 10, *, within_strata: bool = True, max_exact_rows: int = 5000,
                  variable: bool = False, gamma: float = 0.2, univariate: bool = False,

@@ -51,6 +51,8 @@ class RandomProjection(Mechanism):
 
     _secret = ("projection_",)
     _stochastic = True
+    #: every released column mixes all of them: none says how often its own categories are held
+    _block_reading = "original"
 
     def __init__(self, kind: str = "arp", *, sigma: float = 1.0, random_state: object = None) -> None:
         self.kind = kind
@@ -108,6 +110,8 @@ class RandomRotation(Mechanism):
 
     _secret = ("rotation_",)
     _stochastic = True
+    #: every released column mixes all of them: none says how often its own categories are held
+    _block_reading = "original"
 
     def __init__(self, *, random_state: object = None) -> None:
         self.random_state = random_state

@@ -92,7 +92,9 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
 
         gaps = codec.missing(df)  # the original's gaps, counted in the record (the release has its own)
         if not own:
-            decoded = codec.decode_parts(B, rng=draws(mech_seed, 0, 1))
+            from ppdm.flow.whole import block_reading
+
+            decoded = codec.decode_parts(B, rng=draws(mech_seed, 0, 1), reading=block_reading(mech))
         if codec.numeric_names:
             # the published table stands for the design and its release from here on (the figures read
             # its numbers): both design-sized arrays go before it is built

@@ -200,6 +200,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
     columns' rows ``test``; ``tests``: how the tests of anonymisation name and read them."""
     from ppdm.attacks import run_attacks_named
     from ppdm.flow.synthesis import release_design, with_label
+    from ppdm.flow.whole import block_reading
     from ppdm.metrics import value_metrics
     from ppdm.release.candidates import build_candidate, numeric_part, scaled_to_rows
     from ppdm.release.full_battery import sweep_attacks
@@ -221,6 +222,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
                                random_state=seed if key_seed is None else key_seed, codec=codec)
         # a mechanism that synthesises the whole record releases its own label (see ppdm.flow.synthesis)
         B, y_rel = release_design(X_tr, mech, preprocess=preprocess, y=y_tr, codec=codec)
+    reading = block_reading(mech)
     del mech  # its fitted strata are a row-length vector nothing below reads
     if B.shape != X_tr.shape:
         raise ValueError(f"{method} changes the number of columns; value metrics need the same columns")
@@ -232,7 +234,7 @@ def _measure(X: np.ndarray, X_tr: np.ndarray, X_test: np.ndarray, y_tr: np.ndarr
         # decoded as published, without building their tables: the original's training and held-out rows
         # (the sensitive columns' truth) and the release
         original, original_test = codec.decode_parts(X_tr), codec.decode_parts(X_test)
-        published = codec.decode_parts(B, rng=draws(key_seed, seed, 2))
+        published = codec.decode_parts(B, rng=draws(key_seed, seed, 2), reading=reading)
         B = B_att = None  # the mechanism's own output, freed: what is measured is what is published
         B = B_att = codec.encode_decoded(published)
         if codec.numeric_names:

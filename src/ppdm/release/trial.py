@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SweepTable", "Trial", "Released", "synthesises_records", "draws_from_model", "mechanism_flag"]
+__all__ = ["SweepTable", "Trial", "Released", "synthesises_records", "draws_from_model", "mechanism_flag",
+           "candidate_block_reading"]
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ class Trial:
         numbers = B
         if t.codec is not None:
             # scored as published: decoded (rounded, clipped, categories chosen) and re-encoded
-            published = t.codec.decode_parts(B, rng=t.draws(1 if rows is None else 2))
+            published = t.codec.decode_parts(B, rng=t.draws(1 if rows is None else 2),
+                                             reading=candidate_block_reading(self.method))
             B = t.codec.encode_decoded(published)
             numbers = published.numbers if t.codec.numeric_names else B
         made = Released(B, numbers, published, rows, y_out, seconds, synthetic_label=synthetic_label, raw=raw)
@@ -212,6 +214,19 @@ def mixes_columns(method: str) -> bool:
     """Whether a candidate's mechanism (the numeric part of a combined candidate) may release a column as a mix
     of several original columns (see ``Mechanism._mixes_columns``); a mechanism that does not say so may."""
     return mechanism_flag(method, "_mixes_columns", default=True)
+
+
+def candidate_block_reading(method: str) -> str:
+    """How the codec reads the categorical blocks of a candidate's release (see
+    :func:`ppdm.flow.whole.block_reading`): a combined candidate's come from its categorical mechanism."""
+    from ppdm.flow.whole import block_reading
+    from ppdm.mechanisms.combined import Combined
+    from ppdm.registry import MECHANISMS
+    from ppdm.release.candidates import split_method
+
+    numeric, categorical = split_method(method)
+    entry = MECHANISMS.get(numeric)
+    return block_reading(Combined if categorical is not None else None if entry is None else entry.load())
 
 
 def mechanism_flag(method: str, flag: str, *, default: bool = False) -> bool:
