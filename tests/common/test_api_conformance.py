@@ -69,13 +69,16 @@ def test_common_contract(name: str, rng: np.random.Generator) -> None:
     entry = MECHANISMS[name]
     if entry.requires:
         pytest.importorskip(entry.requires)
-    X = rng.normal(size=(40, 6)) + 3
+    # the synthesisers that measure each number's range need records enough for it to clear their noise: on
+    # 40 records at epsilon 4 they stop with the reason (tests/mechanisms/test_dp_columns.py)
+    n = 400 if name in ("dp-mst", "dp-aim") else 40
+    X = rng.normal(size=(n, 6)) + 3
     est = build(name, dict(entry.test_params), random_state=3)
     params_before = est.get_params(deep=False)
     out = est.fit_transform(X)
     # parameters are never rewritten by fit
     assert est.get_params(deep=False).keys() == params_before.keys()
-    assert out.shape[0] == 40 and np.isfinite(out).all()
+    assert out.shape[0] == n and np.isfinite(out).all()
     # deterministic under a seed, and the release differs from the input
     if type(est)._seed_reproducible:
         again = build(name, dict(entry.test_params), random_state=3).fit_transform(X)
