@@ -245,11 +245,9 @@ def _direct_identifier(name: str, s: pd.Series, kind: str, n_distinct: int) -> s
     """What makes a column a direct identifier of people (``so named``, or what nearly all its values are:
     ``e-mail addresses``, ``telephone numbers``...), or None. Columns of two values (a yes/no "has e-mail") and
     fractional numbers are not."""
-    if kind in ("boolean", "continuous") or n_distinct < 3:
-        return None
-    if direct_identifier_name(name):
+    if _named_identifier(name, kind, n_distinct):
         return "so named"
-    if kind not in ("categorical", "text"):
+    if kind not in ("categorical", "text") or n_distinct < 3:
         return None
     vals = pd.Series(s.array, copy=False).dropna()
     # a spread sample decides: the patterns are read on at most 2,000 cells
@@ -260,13 +258,17 @@ def _direct_identifier(name: str, s: pd.Series, kind: str, n_distinct: int) -> s
     return None
 
 
+def _named_identifier(name: str, kind: str, n_distinct: int) -> bool:
+    """A column whose name says it identifies people, of three values or more and not fractional numbers."""
+    return kind not in ("boolean", "continuous") and n_distinct >= 3 and direct_identifier_name(name)
+
+
 def direct_identifier_name(name: str) -> bool:
     """Whether a column's name says that it identifies people (``email``, ``phone_no``, ``SSN``, ``lastName``,
     ``patient name``...)."""
     words = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
     words = " ".join(re.sub(r"[^0-9a-z']+", " ", words.lower()).split())
     return _DIRECT_NAMES.search(words) is not None
-
 
 
 def _distinct(s: pd.Series, kind: str) -> int:
@@ -296,7 +298,7 @@ def _identifying(i: ColumnInfo, rows: int) -> bool:
     """Free text, categories with a different value in each row, or a column named as a direct identifier (a
     kept column that names people)."""
     return i.type == "text" or (i.type == "categorical" and i.n_distinct == rows - i.n_missing >= _UNIQUE_MIN_VALUES) \
-        or (i.type not in ("boolean", "continuous") and i.n_distinct >= 3 and direct_identifier_name(i.name))
+        or _named_identifier(i.name, i.type, i.n_distinct)
 
 
 def announce_columns(infos: Sequence[ColumnInfo], rows: int) -> None:
@@ -391,17 +393,18 @@ def check_cells(df: pd.DataFrame, infos: Sequence[ColumnInfo]) -> None:
 def _bad_cells(s: pd.Series, kind: str) -> tuple[np.ndarray, str, str] | None:
     """The cells of a perturbed column of type ``kind`` that no release can take (a mask), what they are and
     what to do about them besides dropping the column; None when there are none."""
-    from ppdm.data.schema import parse_numbers
+    from ppdm.data.schema import parse_numbers, text_among_numbers
 
     if kind in ("continuous", "integer"):
-        numeric = pd.api.types.is_numeric_dtype(s)
-        v = s.to_numpy(dtype=np.float64, na_value=np.nan) if numeric else parse_numbers(s).to_numpy()
-        text = np.zeros(len(v), dtype=bool) if numeric else s.notna().to_numpy() & np.isnan(v)
-        if text.any():
-            first = str(s.iloc[int(np.flatnonzero(text)[0])]).strip()
-            cell = repr(first if len(first) <= 20 else first[:20] + "...")
-            more = f" and {int(text.sum()) - 1} more" if text.sum() > 1 else ""
-            return text, f"text among numbers ({cell}{more})", "fix it, or leave the column out"
+        if pd.api.types.is_numeric_dtype(s):
+            v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            parsed = parse_numbers(s)
+            text, first = text_among_numbers(s, parsed)
+            if text.any():
+                more = f" and {int(text.sum()) - 1} more" if text.sum() > 1 else ""
+                return text, f"text among numbers ({first}{more})", "fix it, or leave the column out"
+            v = parsed.to_numpy()
         if np.isinf(v).any():
             return np.isinf(v), "an infinite value", "fix it, or leave the column out"
         beyond = (v >= _INT64) | (v < -_INT64)

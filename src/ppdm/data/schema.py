@@ -197,6 +197,17 @@ def by_cell_text(s: pd.Series, read: Callable[[pd.Series], Any]) -> Any:
     return read(pd.Series(distinct, dtype=object)).take(codes)
 
 
+def text_among_numbers(s: pd.Series, parsed: pd.Series | None = None) -> tuple[np.ndarray, str]:
+    """The cells of ``s`` that hold text where numbers are expected (a mask over its rows), and the first of
+    them as a message shows it ('' when there is none); ``parsed``: :func:`parse_numbers` of ``s``, when the
+    caller has it."""
+    text = s.notna().to_numpy() & (parse_numbers(s) if parsed is None else parsed).isna().to_numpy()
+    if not text.any():
+        return text, ""
+    first = str(s.iloc[int(np.flatnonzero(text)[0])]).strip()
+    return text, repr(first if len(first) <= 20 else first[:20] + "...")
+
+
 def parse_numbers(s: pd.Series) -> pd.Series:
     """Text cells that are decimal numbers, as floats (NaN elsewhere).
 
@@ -295,13 +306,12 @@ def resolve_schema(
             if pd.api.types.is_numeric_dtype(s):
                 released.append(c)
             elif _looks_numeric(s) and not allow_categorical:
-                text = s.notna().to_numpy() & parse_numbers(s).isna().to_numpy()
+                text, first = text_among_numbers(s)
                 if not text.any():  # numbers the reader kept as text (beyond 64-bit integers): numeric after all
                     released.append(c)
                     continue
-                row = int(np.flatnonzero(text)[0])
                 raise InputError(f"column '{c}' is numeric but {int(text.sum())} cell(s) hold text, first in data row "
-                                 f"{row + 1} ({str(s.iloc[row]).strip()[:20]!r}); fix them, or pass --drop '{c}'")
+                                 f"{int(np.flatnonzero(text)[0]) + 1} ({first}); fix them, or pass --drop '{c}'")
             elif allow_categorical:
                 released.append(c)
     if not released:

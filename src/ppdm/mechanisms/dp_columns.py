@@ -98,7 +98,7 @@ def bounds_from_counts(noisy: np.ndarray, sigma: float) -> tuple[float, float] |
     if clear.size:
         first, last = int(clear[0]), int(clear[-1])
     else:
-        runs = np.convolve(counts, np.ones(_PER_DECADE), mode="valid")  # runs[i]: cells i .. i + _PER_DECADE - 1
+        runs = _decade_runs(counts)
         best = int(np.argmax(runs))
         if runs[best] < BEST_RUN_CLEARANCE * sigma * np.sqrt(_PER_DECADE):
             return None
@@ -112,6 +112,11 @@ def bounds_from_counts(noisy: np.ndarray, sigma: float) -> tuple[float, float] |
     return float(lo), float(hi)
 
 
+def _decade_runs(counts: np.ndarray) -> np.ndarray:
+    """The summed counts of every run of a decade of cells: ``runs[i]`` holds cells ``i .. i + 7``."""
+    return np.convolve(counts, np.ones(_PER_DECADE), mode="valid")
+
+
 def _widened(counts: np.ndarray, first: int, last: int, sigma: float) -> tuple[int, int]:
     """The cells ``first..last`` grown to hold every run of a decade of cells (at any offset) whose summed
     count clears :data:`DECADE_CLEARANCE` deviations of its noise (``sigma`` times the root of the cells
@@ -120,8 +125,7 @@ def _widened(counts: np.ndarray, first: int, last: int, sigma: float) -> tuple[i
     at a time."""
     if len(counts) < _PER_DECADE:
         return first, last
-    runs = np.convolve(counts, np.ones(_PER_DECADE), mode="valid")  # runs[i]: cells i .. i + _PER_DECADE - 1
-    clear = runs >= DECADE_CLEARANCE * sigma * np.sqrt(_PER_DECADE)
+    clear = _decade_runs(counts) >= DECADE_CLEARANCE * sigma * np.sqrt(_PER_DECADE)
     reach = RANGE_REACH * _PER_DECADE
     grown = True
     while grown:
