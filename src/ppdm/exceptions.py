@@ -19,6 +19,7 @@ __all__ = [
     "PrivacyWarning",
     "UtilityWarning",
     "ColumnWarning",
+    "ReadWarning",
 ]
 
 
@@ -60,6 +61,11 @@ class PrivacyWarning(UserWarning):
 
 class UtilityWarning(UserWarning):
     """A release whose mining utility collapsed."""
+
+
+class ReadWarning(UserWarning):
+    """Cells of an input read in a way that its file does not say outright (numbers written with a decimal
+    comma): what was read, so that a wrong reading is seen."""
 
 
 class ColumnWarning(UserWarning):

@@ -225,3 +225,55 @@ def test_timestamps_with_a_zone_and_day_first_dates_are_dates(cli, tmp_path: Pat
     assert visit.min() >= seen.normalize().min() and visit.max() <= seen.normalize().max()
     paris = pd.to_datetime(R["paris"], format="%Y-%m-%d")  # in UTC: an hour earlier than written
     assert paris.min() >= (seen - pd.Timedelta(hours=1)).normalize().min()
+
+
+# ----------------------------------------------------------------------------- commas inside numbers
+
+
+def test_decimal_commas_and_thousands_are_numbers_where_the_file_settles_them(cli, tmp_path: Path) -> None:
+    """A ';'-separated file of a European spreadsheet (a byte-order mark, CRLF, "67574,04", "1.234,5") and a
+    CSV with commas between thousands ("12,345.67") are read as numbers, each column named on stderr; the
+    column was dropped as free text. "1,234" alone in a tab-separated file is ambiguous and stays text."""
+    rng = np.random.default_rng(17)
+    incomes = rng.normal(5e4, 1e4, 300).round(2)
+    european = [f"{v:,.2f}".replace(",", " ").replace(".", ",").replace(" ", ".") for v in incomes]  # 50.123,45
+    european[5], european[9] = "?", ""
+    rows = "".join(f"{a};{e};{x}\r\n" for a, e, x in zip(rng.integers(18, 90, 300), european,
+                                                         rng.choice(["M", "F"], 300), strict=True))
+    semi = tmp_path / "eu.csv"
+    semi.write_bytes(b"\xef\xbb\xbf" + f"age;income;sex\r\n{rows}".encode())
+    code, out, err = cli("schema", semi, "--sep", ";", "--json")
+    assert code == 0, out + err
+    info = {c["name"]: c for c in json.loads(out)}
+    assert (info["income"]["type"], info["income"]["n_missing"]) == ("continuous", 2), info["income"]
+    assert "number column 'income' with a decimal comma" in err and f"= {incomes[0]})" in err, err
+    release = tmp_path / "o.csv"
+    code, text, err = cli("perturb", semi, "--sep", ";", "--method", "noise", "-p", "scale=0.0001", "-o", release)
+    assert code == 0, text + err
+    R = pd.read_csv(release)
+    assert R["income"].dtype == np.float64
+    assert np.abs(R["income"].dropna().mean() - np.delete(incomes, [5, 9]).mean()) < 0.01 * incomes.std()
+
+    english = pd.DataFrame({"age": rng.integers(18, 90, 300), "income": [f"{v:,.2f}" for v in incomes]})
+    comma = tmp_path / "us.csv"
+    english.to_csv(comma, index=False)
+    assert _schema(cli, comma)["income"]["type"] == "continuous"
+
+    tab = tmp_path / "amb.tsv"
+    tab.write_text("age\tcode\n" + "".join(f"{a}\t{c},{c:03d}\n" for a, c in zip(range(20, 320), range(300),
+                                                                                  strict=True)))
+    code, out, err = cli("schema", tab, "--json")
+    assert code == 0 and "decimal comma" not in err and "thousands" not in err, out + err
+    assert {c["name"]: c for c in json.loads(out)}["code"]["type"] != "continuous"
+
+
+def test_points_among_a_decimal_comma_are_not_thousands_unless_the_file_says_so(cli, tmp_path: Path) -> None:
+    """"1.234" beside one "1,5" in a comma-separated CSV is a decimal point and a typo, refused naming the cell;
+    it is not read as 1234 and 1.5."""
+    rng = np.random.default_rng(18)
+    df = pd.DataFrame({"age": rng.integers(18, 90, 300), "ratio": [f"{v:.3f}" for v in rng.uniform(1, 9, 300)]})
+    df.loc[40, "ratio"] = "1,5"
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    line = one_line_error(*cli("perturb", src, "--method", "noise", "-o", tmp_path / "p.csv"))
+    assert "column 'ratio' holds text among numbers ('1,5')" in line and "data row 41" in line, line

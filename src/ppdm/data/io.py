@@ -275,7 +275,7 @@ def _read_text(path: Path, sep: str | None) -> pd.DataFrame:
     except (pd.errors.EmptyDataError, ValueError) as e:
         raise InputError(f"'{name}' cannot be parsed as a table ({type(e).__name__}); check its format") from None
     df.columns = [str(c).strip() for c in df.columns]
-    return _check_rows(df, name)
+    return _check_rows(_separated_numbers(df, sep, name), name)
 
 
 def text_columns(path: str | os.PathLike[str], sep: str | None = None) -> list[str]:
@@ -388,6 +388,59 @@ def _check_rows(df: pd.DataFrame, name: str) -> pd.DataFrame:
     if len(df) == 0:
         raise InputError(f"'{name}' has a header but no data rows; give at least two rows")
     return _numbers_as_floats(_marks_as_gaps(_text_of_bytes(_times_in_utc(df), name)))
+
+
+#: a number written with a decimal comma, its thousands grouped by points or not ("67574,04", "1.234.567,5", "12")
+_DECIMAL_COMMA = r"\s*[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?\s*"
+#: a number with its thousands grouped by commas and a decimal point ("1,234", "12,345.67", "12.5")
+_THOUSANDS_COMMA = r"\s*[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*"
+
+
+def _separated_numbers(df: pd.DataFrame, sep: str, name: str) -> pd.DataFrame:
+    """Columns of numbers written with a comma in them, as numbers: a decimal comma ("67574,04", as a
+    spreadsheet of a European locale saves its CSV, ';'-separated), or commas between groups of thousands
+    ("12,345.67"). Such a column was read as text and dropped as free text.
+
+    Every cell but a gap or a missing-value mark must be such a number, one at least with a comma. What is
+    ambiguous is read so only where the file settles it. "1,234" is a decimal comma in a ';'-separated file
+    (the locales that write decimal commas separate fields by ';'), thousands elsewhere when some cell has a
+    decimal point; "1.234" groups thousands in a ';'-separated file or beside a cell such as "1.234,5". A
+    column left unsettled is left as it was read (text). Each column read so is named on stderr (a
+    :class:`~ppdm.exceptions.ReadWarning`)."""
+    import warnings
+
+    read: list[str] = []
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) != "string" \
+                or not s.str.contains(",", regex=False).any():
+            continue
+        stripped = s.str.strip()
+        cells = stripped.notna() & ~stripped.str.lower().isin(MISSING_MARKS)
+        given = stripped[cells]
+        points = given.str.contains(".", regex=False)
+        comma_decimal = bool(given.str.fullmatch(_DECIMAL_COMMA).all())
+        if comma_decimal and points.any() and sep != ";" and not (points & given.str.contains(",", regex=False)).any():
+            comma_decimal = False  # "1.234" may be 1.234: points group thousands only beside a comma ("1.234,5")
+        comma_thousands = bool(given.str.fullmatch(_THOUSANDS_COMMA).all())
+        if comma_decimal and comma_thousands:  # every comma before three digits, no point: "1,234" alone
+            comma_decimal, comma_thousands = sep == ";", sep != ";" and bool(points.any())
+        if not (comma_decimal or comma_thousands):
+            continue
+        plain = (given.str.replace(".", "", regex=False).str.replace(",", ".", regex=False) if comma_decimal
+                 else given.str.replace(",", "", regex=False))
+        out = pd.Series(np.nan, index=s.index, dtype=np.float64)
+        out[cells] = plain.astype(np.float64)
+        df[c] = out
+        at = given.index[given.str.contains(",", regex=False)][0]  # the first cell with a comma, as an example
+        read.append(f"'{c}' with {'a decimal comma' if comma_decimal else 'commas between thousands'} "
+                    f"({given[at]} = {float(out[at])})")
+    if read:
+        from ppdm.exceptions import ReadWarning
+
+        warnings.warn(f"'{name}': number column{'s' if len(read) > 1 else ''} {', '.join(read)}; outputs write "
+                      "numbers with a decimal point", ReadWarning, stacklevel=3)
+    return df
 
 
 #: cells that mark a missing value in a column of numbers (UCI's "?", a dash, "n/a"...), lower case: pandas
