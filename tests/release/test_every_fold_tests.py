@@ -82,7 +82,7 @@ def test_a_sweep_reads_singling_out_near_its_limit_on_every_fold(tmp_path: Path)
     df = datasets.load("german").sample(700, random_state=41).reset_index(drop=True)
     label = df.columns[-1]
     grid = [{"method": "mdav", "grid": {"k": [10, 20, 30, 50], "min_count": [30, 60], "min_support": [1, 5]}}]
-    cfg = ReleaseConfig.model_validate({"methods": grid, "n_jobs": 1})
+    cfg = ReleaseConfig.model_validate({"methods": grid, "n_jobs": 2})  # 16 candidates: both cores
     res = release(df, output_dir=tmp_path / "out", config=cfg, label=label, cache_dir=tmp_path / "cache",
                   progress=False)
     policy = Policy()

@@ -73,7 +73,10 @@ def attribute_inference(Q_release: np.ndarray, s_release: np.ndarray, Q_members:
         def score(Q: np.ndarray, s: np.ndarray) -> float:
             return float((model.predict(Q) == np.asarray(s).astype(str)).mean()) if len(s) else 0.0
         measure = "share of values inferred exactly"
-    members, control = score(Qm, s_members), score(Qo, s_others)
+    from ppdm.utils.threads import openmp_threads_for
+
+    with openmp_threads_for(Qr.size * (len(Qm) + len(Qo))):
+        members, control = score(Qm, s_members), score(Qo, s_others)
     return {"measure": measure, "members": members, "control": control, "excess": max(0.0, members - control)}
 
 

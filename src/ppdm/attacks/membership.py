@@ -65,7 +65,11 @@ def distance_to_closest(queries: MixedTable, release: MixedTable, *, ranges: np.
     if embedded is not None and queries.columns:
         from sklearn.metrics import pairwise_distances_argmin_min
 
-        return pairwise_distances_argmin_min(embedded[0], embedded[1], metric="manhattan")[1] / len(queries.columns)
+        from ppdm.utils.threads import openmp_threads_for
+
+        with openmp_threads_for(embedded[0].size * len(embedded[1])):
+            nearest = pairwise_distances_argmin_min(embedded[0], embedded[1], metric="manhattan")[1]
+        return nearest / len(queries.columns)
     terms = GowerTerms(queries, release, range(queries.numbers.shape[1]), range(queries.codes.shape[1]),
                        ranges=r, rng=rng if rng is not None else np.random.default_rng(0))
     every = list(range(terms.n_columns))
@@ -89,8 +93,12 @@ def outlyingness(table: MixedTable, k: int = 5, *, ranges: np.ndarray | None = N
         from sklearn.neighbors import NearestNeighbors
 
         # the k+1 nearest with the record itself (at 0, first among its copies): the k-th other is the last
+        from ppdm.utils.threads import openmp_threads_for
+
         search = NearestNeighbors(n_neighbors=k + 1, metric="manhattan", algorithm="brute").fit(embedded[0])
-        return search.kneighbors(embedded[0], return_distance=True)[0][:, -1] / len(table.columns)
+        with openmp_threads_for(embedded[0].size * len(embedded[0])):
+            kth = search.kneighbors(embedded[0], return_distance=True)[0][:, -1]
+        return kth / len(table.columns)
     _, dist = gower_nearest(table, table, ranges=r, rng=np.random.default_rng(0), k=k, exclude_self=True)
     return dist[:, -1]
 

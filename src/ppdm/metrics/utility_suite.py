@@ -65,8 +65,11 @@ def knn_accuracy(X: np.ndarray, y: np.ndarray, *, k: int = 4, n_splits: int = 10
     from sklearn.model_selection import cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
 
-    s = cross_val_score(KNeighborsClassifier(n_neighbors=k), zscore(X) if standardise else X, y,
-                        cv=_cv(y, n_splits, n_repeats, random_state))
+    from ppdm.utils.threads import openmp_threads_for
+
+    with openmp_threads_for(X.size * len(X) / n_splits):
+        s = cross_val_score(KNeighborsClassifier(n_neighbors=k), zscore(X) if standardise else X, y,
+                            cv=_cv(y, n_splits, n_repeats, random_state))
     return _per_repeat(s, n_repeats)
 
 

@@ -188,6 +188,9 @@ def _release(
         timings["read and schema"] = round(time.perf_counter() - started, 3)
         warn_known(key)
         cfg, X, y, codec, folds = prep.cfg, prep.X, prep.y, prep.codec, prep.folds
+        from ppdm.utils.threads import small_table_threads
+
+        on_cluster.enter_context(small_table_threads(X.size))  # see ppdm.utils.threads
         jobs = candidate_jobs(cfg, cache, shape=X.shape, codec=codec, fingerprint=prep.fingerprint, label=label,
                               shown=prep.shown, side=prep.side)
         from ppdm.keys import MECHANISM_STREAM

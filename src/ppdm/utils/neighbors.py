@@ -79,11 +79,14 @@ def _search(Qm: np.ndarray, R: np.ndarray, k: int, *, exclude_self: bool, block_
     import sklearn
     from sklearn.neighbors import NearestNeighbors
 
+    from ppdm.utils.threads import openmp_threads_for
+
     kk = k + 1 if exclude_self else k
-    if len(Qm) * len(R) * max(1, Qm.shape[1]) <= SMALL_CELLS:
+    cells = len(Qm) * len(R) * max(1, Qm.shape[1])
+    if cells <= SMALL_CELLS:
         idx = _small_search(Qm, R, kk)
     else:
-        with sklearn.config_context(working_memory=max(1, block_bytes // 1024**2)):
+        with sklearn.config_context(working_memory=max(1, block_bytes // 1024**2)), openmp_threads_for(cells):
             nn = NearestNeighbors(n_neighbors=kk, algorithm="brute").fit(R)
             idx = nn.kneighbors(Qm, return_distance=False)
     if exclude_self:
