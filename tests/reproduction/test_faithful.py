@@ -14,7 +14,7 @@ from ppdm.experiments import REPRODUCTIONS
 from ppdm.experiments.base import ReproductionReport
 from ppdm.experiments.faithful import contradictions, reproduced_ids, uncomputed_cells
 from ppdm.experiments.manifest import CoverageEntry
-from ppdm.experiments.runner import run_one
+from tests.reproduction._runs import claimed_run
 
 QUICK_CLAIMED = sorted(r for r in reproduced_ids() if not REPRODUCTIONS[r].slow)
 ROOT = Path(__file__).parents[2]
@@ -22,7 +22,7 @@ ROOT = Path(__file__).parents[2]
 
 @pytest.mark.parametrize("rid", QUICK_CLAIMED)
 def test_quick_reproduced_entries_exit_0_and_show_every_published_value(rid: str) -> None:
-    s = run_one(rid)
+    s = claimed_run(rid)
     assert not s.error, s.error
     assert s.passed, f"{rid} fails {s.failed_cells[:5]} but the manifest says reproduced: {reproduced_ids()[rid]}"
     assert not s.uncomputed, f"{rid} leaves out {s.uncomputed[:5]}"
