@@ -31,6 +31,19 @@ def test_default_key_is_fresh_entropy_and_not_in_the_summary(table: pd.DataFrame
     assert str(runs[0].mechanism.seed_) not in json.dumps(s)
 
 
+@pytest.mark.parametrize(("method", "params"), [("noise", {}), ("mdav", {"k": 5}), ("copula", {})])
+def test_what_a_notebook_shows_of_a_result_hides_its_key(table: pd.DataFrame, method: str,
+                                                         params: dict[str, object]) -> None:
+    """``repr`` of a perturb's result, and of its mechanism, is what a notebook cell, ``print`` or a log line
+    shows: it showed ``random_state=<the key>``, with which the noise was redrawn and the table recovered."""
+    res = perturb(table, method=method, params=params, id="pid", label="y")
+    key = str(res.mechanism.random_state)
+    assert len(key) > 10  # a key from OS entropy
+    for shown in (repr(res), str(res), repr(res.mechanism), str(res.mechanism)):
+        assert key not in shown and "random_state=<secret>" in shown, shown
+    assert "60 rows" in repr(res)
+
+
 @pytest.mark.slow
 def test_no_seed_up_to_a_million_regenerates_a_default_release(table: pd.DataFrame) -> None:
     """The noise is a function of the mechanism's 63-bit ``seed_``: no seed 0..10^6 gives it."""

@@ -41,6 +41,7 @@ from ppdm.flow.artifacts import (
     wrap_partition,
 )
 from ppdm.flow.tables import align_tables, column_re, sample_rows
+from ppdm.mechanisms.base import keep_key_secret
 from ppdm.metrics.value import relative_error
 from ppdm.utils.validation import check_choice
 
@@ -153,7 +154,7 @@ def perturb(
 
         read_as = table_fingerprint(df) if state_path is not None else None
         entry = registry.get(method)
-        mech = registry.build(method, params, random_state=key.seed(MECHANISM_STREAM))
+        mech = keep_key_secret(registry.build(method, params, random_state=key.seed(MECHANISM_STREAM)))
         check_choice(preprocess, "preprocess", PREPROCESSING)
         check_choice(release_units, "release_units", ("original", "preprocessed"))
         # every command takes its columns' treatment from the schema: free text and identifiers are dropped

@@ -98,6 +98,7 @@ def perturb(
     from ppdm.data.preprocess import PREPROCESSING
     from ppdm.flow.arrays import check_magnitude
     from ppdm.flow.artifacts import PerturbResult, record_positions, save_release_state
+    from ppdm.mechanisms.base import keep_key_secret
     from ppdm.mechanisms.noise import AdditiveNoise, MultiplicativeNoise
     from ppdm.utils.validation import check_choice
 
@@ -119,7 +120,7 @@ def perturb(
         schema, say = numbers_schema(head, columns=columns, id=id, label=label, drop=drop, drop_other=drop_other,
                                      how="the dask backend releases numbers only")
         released = list(schema.released)
-        mech = registry.build(method, params, random_state=seed)
+        mech = keep_key_secret(registry.build(method, params, random_state=seed))
         tokens = _tokens(partition_rows) if schema.id is not None else ()
         need = released + ([schema.id] if tokens and schema.id not in released else [])
         res, total = column_stats(ddf[need].to_delayed(), released, schema.id, tokens, client,

@@ -24,9 +24,12 @@ __all__ = ["PerturbResult", "record_positions", "wrap_partition", "identity_summ
 PathLike = str | os.PathLike[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PerturbResult:
-    """What ``perturb`` produced: the release and the fitted pieces (which hold key material)."""
+    """What ``perturb`` produced: the release and the fitted pieces (which hold key material).
+
+    Its ``repr`` (a notebook cell, ``print``, a log line) shows the release's shape and the mechanism with its
+    seed hidden: the seed is the key, with which anyone could redraw the noise and undo the release."""
 
     release: pd.DataFrame
     mechanism: Any
@@ -35,6 +38,11 @@ class PerturbResult:
     summary: dict[str, Any] = field(default_factory=dict)
     output: Path | None = None
     state: Path | None = None
+
+    def __repr__(self) -> str:
+        rows, cols = self.release.shape
+        where = "".join(f", {k}={str(v)!r}" for k, v in (("output", self.output), ("state", self.state)) if v)
+        return f"PerturbResult(release=<{rows} rows x {cols} columns>, mechanism={self.mechanism!r}{where})"
 
 
 def record_positions(spec: str | None, labels: Sequence[object], what: str) -> int | list[int] | None:

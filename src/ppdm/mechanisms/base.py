@@ -8,6 +8,7 @@ material: they invert or de-noise the release and live only in state files.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ppdm.exceptions import InputError, InputTypeError, PPDMError
 
-__all__ = ["Mechanism", "given_up", "seed_from", "strata_of"]
+__all__ = ["Mechanism", "given_up", "keep_key_secret", "seed_from", "strata_of"]
 
 
 def seed_from(random_state: object) -> int:
@@ -49,8 +50,30 @@ def given_up(X: object, overwrite_input: bool) -> bool:
                 and X.flags.writeable and X.flags.c_contiguous)
 
 
+#: a seed as scikit-learn's repr writes it (nested mechanisms' too)
+_SEED_IN_REPR = re.compile(r"random_state=-?\d+")
+
+
+def keep_key_secret(mechanism: Any) -> Any:
+    """Mark a mechanism seeded with a release's key, and the mechanisms among its parameters, so that their
+    ``repr`` hides the seed (:attr:`Mechanism._secret_key`); returns it."""
+    if isinstance(mechanism, Mechanism):
+        mechanism._secret_key = True
+        for value in mechanism.get_params(deep=False).values():
+            keep_key_secret(value)
+    return mechanism
+
+
 class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Base class: input checks, state export and the identity of fitted attributes."""
+
+    #: set by :func:`keep_key_secret` on a mechanism seeded with a release's key: its ``repr`` (what a notebook,
+    #: ``print`` or a log line shows) then hides ``random_state``, with which anyone could redraw its noise
+    _secret_key: bool = False
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 (scikit-learn's signature)
+        text = super().__repr__(N_CHAR_MAX)
+        return _SEED_IN_REPR.sub("random_state=<secret>", text) if self._secret_key else text
 
     #: fitted attributes that are key material (never published)
     _secret: ClassVar[tuple[str, ...]] = ()

@@ -59,6 +59,7 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     from ppdm.flow.artifacts import identity_summary, save_release_state
     from ppdm.flow.synthesis import label_values, release_frame, released_label, releases_table
     from ppdm.keys import hide_identity, release_order, shuffle_rows
+    from ppdm.mechanisms.base import keep_key_secret
     from ppdm.release.candidates import build_candidate, column_treatments, describe
     from ppdm.release.summary import plot_data, summary_text
     from ppdm.report import render_report
@@ -70,7 +71,8 @@ def write_outputs(df, schema, design, y, cfg, threat, chosen, cands, original_ut
     mech_seed = key.part_seed(part)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mech = build_candidate(chosen["method"], chosen["params"], random_state=mech_seed, codec=codec)
+        mech = keep_key_secret(build_candidate(chosen["method"], chosen["params"], random_state=mech_seed,
+                                               codec=codec))
         own = codec is not None and releases_table(mech)
         if own:
             # a synthesiser of the whole record is given the table itself and publishes its own values, gaps
