@@ -198,7 +198,7 @@ def check_dask_output(output: str | os.PathLike[str], source: object, force: boo
         raise ParameterError("the dask backend writes a directory of Parquet files; give an output path without "
                              "a .csv suffix (e.g. release_parquet/)")
     inputs = [source] if isinstance(source, (str, os.PathLike)) else []
-    out = check_output_path(out, inputs=inputs, force=force)
+    out = check_output_path(out, inputs=inputs, force=force, directory=True)
     if inputs:
         for f in expand_inputs(source):  # type: ignore[arg-type]
             if out.resolve() in f.resolve().parents:

@@ -120,13 +120,19 @@ def check_disjoint(outputs: Named, inputs: Named) -> None:
 
 
 def check_output_path(path: PathLike, *, inputs: Sequence[PathLike | None] = (), force: bool = False,
-                      what: str = "output") -> Path:
-    """Check, before any work, that ``path`` may be written; return it as a Path (see :func:`check_outputs`)."""
-    return check_outputs([(what, path)], [("input", s) for s in inputs], force=force)[0]  # type: ignore[return-value]
+                      what: str = "output", directory: bool = False) -> Path:
+    """Check, before any work, that ``path`` may be written; return it as a Path (see :func:`check_outputs`;
+    ``directory``: the output is a directory, replaced whole)."""
+    return check_outputs([(what, path)], [("input", s) for s in inputs], force=force,  # type: ignore[return-value]
+                         directories=directory)[0]
 
 
-def check_outputs(outputs: Named, inputs: Named, *, force: bool = False) -> list[Path | None]:
-    """The one guard of every command's outputs (see the module docstring); the outputs as Paths."""
+def check_outputs(outputs: Named, inputs: Named, *, force: bool = False,
+                  directories: bool = False) -> list[Path | None]:
+    """The one guard of every command's outputs (see the module docstring); the outputs as Paths.
+
+    They are files unless ``directories``: an existing directory is refused as a file's path, with ``--force``
+    too (a file cannot replace it, and a run that tried left a set it could never complete)."""
     check_disjoint(outputs, inputs)
     out: list[Path | None] = []
     for what, p in outputs:
@@ -134,6 +140,9 @@ def check_outputs(outputs: Named, inputs: Named, *, force: bool = False) -> list
             out.append(None)
             continue
         q = Path(p)
+        if not directories and q.is_dir():
+            raise OutputError(f"{what} '{q.name}' is a directory; give a file's path (e.g. "
+                              f"'{q.name}/{'release.state' if 'state' in what else 'release.csv'}')")
         if q.exists() and not force and not is_stream(q):
             raise OutputError(f"{what} '{q.name}' already exists; pass --force to overwrite it or choose another path")
         parent = q.parent if str(q.parent) else Path(".")

@@ -200,8 +200,16 @@ def _complete_moves(moves: Sequence[tuple[Path, Path]], journal: Path | None, pe
                     removals: Sequence[Path] = ()) -> None:
     """The moves of a committed set (those not made yet), its removals, then its journal's own files."""
     for k, (stage, target) in enumerate(moves):
-        with contextlib.suppress(FileNotFoundError):  # moved before a kill
+        try:
             os.replace(stage, target)
+        except FileNotFoundError:  # moved before a kill
+            pass
+        except IsADirectoryError:
+            # a directory where a file of the set goes (made after the set was written): the set can go in whole
+            # only once it is moved away, and it is not ppdm's to remove
+            raise OutputError(f"'{target.name}' is a directory where a finished run's output of that name goes; "
+                              "move the directory away and run again (the finished run's outputs then go in "
+                              "place whole)") from None
         if k == 0 and len(moves) > 1:
             fault_point("set.moved-first")
     for gone in removals:

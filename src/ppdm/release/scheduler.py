@@ -18,10 +18,31 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-__all__ = ["Task", "run_pulled"]
+__all__ = ["Task", "local_workers", "run_pulled"]
 
 #: a task: (its key, the function, its arguments); the function's result goes to ``done(key, result)``
 Task = tuple[Hashable, Callable[..., Any], tuple[Any, ...]]
+
+
+_SAID: set[tuple[int, int]] = set()
+
+
+def local_workers(n_jobs: int) -> int:
+    """The worker processes a sweep runs for ``n_jobs`` (joblib's counting: -1 every core, -2 all but one), at
+    most one per core: each is a whole Python process, and more than the cores only share them (``-j 999``
+    started about 240 processes on 2 cores and had not finished a 7-second sweep in 100 s). Says so when it
+    runs fewer than asked."""
+    import warnings
+
+    from joblib import cpu_count, effective_n_jobs
+
+    cores = max(1, int(cpu_count()))
+    asked = int(effective_n_jobs(n_jobs))
+    if asked > cores and (asked, cores) not in _SAID:
+        _SAID.add((asked, cores))  # a run asks at every stage: said once
+        warnings.warn(f"--jobs {n_jobs}: this machine has {cores} core(s); the sweep runs {cores} worker(s)",
+                      UserWarning, stacklevel=1)
+    return max(1, min(asked, cores))
 
 
 def run_pulled(pick: Callable[[], Task | None], done: Callable[[Hashable, Any], None], workers: int | None) -> None:
@@ -38,7 +59,7 @@ def run_pulled(pick: Callable[[], Task | None], done: Callable[[Hashable, Any], 
     """
     from joblib import effective_n_jobs
 
-    n = int(effective_n_jobs(-1 if workers is None else workers))
+    n = int(effective_n_jobs(-1)) if workers is None else local_workers(workers)
     if workers is None:
         _in_rounds(pick, done, n)
     elif n <= 1:

@@ -101,12 +101,17 @@ def _workers(cfg: ReleaseConfig, todo: int) -> int | None:
     """Worker processes for ``todo`` candidates: the configured number here, every worker of a cluster."""
     if todo <= 1:
         return 1
-    return None if _on_cluster() else cfg.n_jobs
+    from ppdm.release.scheduler import local_workers
+
+    return None if _on_cluster() else local_workers(cfg.n_jobs)
 
 
 def sweep_workers(cfg: ReleaseConfig) -> int | None:
-    """Worker processes for a sweep's stages: the configured number here, every worker of a cluster (None)."""
-    return None if _on_cluster() else cfg.n_jobs
+    """Worker processes for a sweep's stages: the configured number here (at most one per core), every worker
+    of a cluster (None)."""
+    from ppdm.release.scheduler import local_workers
+
+    return None if _on_cluster() else local_workers(cfg.n_jobs)
 
 
 def _score_jobs(X: np.ndarray, y: np.ndarray | None, jobs: list[tuple[str, str, dict[str, Any]]], cache: Cache,

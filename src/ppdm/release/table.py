@@ -270,12 +270,11 @@ _WORKER_COPIES = 14
 
 def check_sweep_memory(n: int, m: int, n_jobs: int) -> None:
     """Every sweep worker holds a candidate and its attacks: refuse a sweep that cannot fit, naming the fix."""
-    from joblib import effective_n_jobs
-
     from ppdm.exceptions import ResourceError
+    from ppdm.release.scheduler import local_workers
     from ppdm.utils.memory import check_dense
 
-    workers = max(1, int(effective_n_jobs(n_jobs)))
+    workers = local_workers(n_jobs)
     fix = ("release on fewer workers: --jobs 1" if workers > 1 else
            "the sweep holds every candidate in memory; release this table with ppdm perturb --backend dask")
     try:
