@@ -355,6 +355,11 @@ def evaluate(
 
     ``sample`` evaluates a seeded sample of that many released rows (matched in the original by id,
     else by position); the result says so under ``sample``.
+
+    Rows are matched through ``state``, else by ``id``, else by position (``rows_matched_by`` says which: a
+    release ppdm shuffled needs its ``state``). Columns are matched by name; without ``columns``, the numeric
+    columns of one table missing from the other are listed under ``columns_left_out`` (``original`` and
+    ``release``): every measure, the original's baselines included, is computed on the common columns.
     """
     from ppdm.metrics import kmeans_accuracy, pattern_metrics, svm_accuracy, value_metrics
     from ppdm.utils.memory import check_dense, rows_that_fit
@@ -373,11 +378,23 @@ def evaluate(
         "n_rows": int(A.shape[0]),
         "columns": cols,
         "passed_through": same_cols,
+        # how the rows were paired: by position, a shuffled release is compared with other people's records
+        "rows_matched_by": "state" if state is not None else "id" if id is not None else "position",
         "rank_mode": rank_mode,
         "value": value_metrics(A, B, rank_mode),
         "pattern": pattern_metrics(A, B, normalize=normalize, max_pairs=max_pairs, random_state=seed),
         "per_column_re": {c: column_re(A[:, j], B[:, j]) for j, c in enumerate(cols)},
     }
+    if columns is None:
+        # columns are matched by name: a dropped or renamed column leaves both tables' measures (the original's
+        # baselines included) on the common columns only, which the caller is told by name
+        skip = {c for c in (id, label) if c is not None}
+        numeric = {name: [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
+                   for name, df in (("original", orig_df), ("release", rel_df))}
+        other = {"original": rel_df, "release": orig_df}
+        gone = {name: [str(c) for c in cs if c not in other[name].columns] for name, cs in numeric.items()}
+        if gone["original"] or gone["release"]:
+            result["columns_left_out"] = gone
     if len(rel_df) < n_all:
         result["sample"] = f"seeded sample of {len(rel_df)} of {n_all} rows"
     result |= {"left_out": left_out} if left_out else {}

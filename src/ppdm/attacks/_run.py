@@ -508,7 +508,8 @@ def attack_tables(
     population is then that sample; ``sample`` in the dict says so).
     The dict's schema (``schema`` = ``ppdm.attack/1``): ``results`` (one :class:`AttackResult` dict per
     attack, in a fixed order), ``threat`` and ``threat_description``, ``n_rows``, ``columns``,
-    ``release_columns``, ``seed``.
+    ``release_columns``, ``seed``, and ``skipped`` (attack name -> why an attack that applies to the threat
+    was not run, e.g. the seed search without the release's ``state``).
     """
     from ppdm.data.io import read_table
     from ppdm.data.schema import numeric_matrix
@@ -549,11 +550,20 @@ def attack_tables(
     ids = (r[id].astype(str).tolist() if id is not None else None)
     categories = _passthrough(o, r, id, cols, rcols)
     asked = attacks
-    if attacks is None and targeted:
-        attacks = targeted_attacks(t, X.shape[1] == Y.shape[1])
+    same = X.shape[1] == Y.shape[1]
+    if attacks is None:
+        attacks = targeted_attacks(t, same) if targeted else applicable_attacks(t, same)
     mechanism = _public_mechanism(state, X.shape[1], asked=asked) if state is not None else None
-    if state is not None and mechanism is None and attacks is not None:
-        attacks = [a for a in attacks if a != "seed_search"]  # nothing this release's state lets it replay
+    skipped: dict[str, str] = {}
+    if mechanism is None and "seed_search" in attacks and (asked is None or state is not None):
+        # the seed search replays the publisher's mechanism, which only a ppdm state file states: a release
+        # from another tool (or a state that does not describe these columns) is attacked without it, and the
+        # report says so; asked for by name without a state, it is refused below (run_attacks_named)
+        attacks = [a for a in attacks if a != "seed_search"]
+        skipped["seed_search"] = (
+            "no --state given: the seed search replays the release's mechanism, which only a ppdm release's "
+            "state file states; give --state to run it" if state is None else
+            "the release's state does not state a mechanism acting on the attacked columns")
     res = run_attacks_named(X, Y, t, attacks=attacks, random_state=seed, columns=cols, ids=ids,
                             progress=progress, categories=categories, mechanism=mechanism)
     return {
@@ -565,6 +575,7 @@ def attack_tables(
         "columns": list(cols),
         "release_columns": list(rcols),
         "passed_through": [] if categories is None else categories[2],
+        "skipped": skipped,
         "seed": seed,
         **({"sample": f"seeded sample of {len(r)} of {n_all} rows"} if len(r) < n_all else {}),
     }

@@ -22,7 +22,7 @@ from ppdm.attacks.mixed import MixedTable, column_ranges, from_frames, sample_ro
 from ppdm.attacks.singling_out import singling_out
 from ppdm.exceptions import InputError
 
-__all__ = ["anonymisation_tests", "membership_test", "check_anonymeter"]
+__all__ = ["anonymisation_tests", "membership_test", "check_anonymeter", "check_control"]
 
 PathOrFrame = str | os.PathLike[str] | pd.DataFrame
 #: members and control records whose distance to the release is measured (a seeded sample above it)
@@ -70,6 +70,61 @@ def _columns(original: pd.DataFrame, release: pd.DataFrame, control: pd.DataFram
     return cols, numeric, [c for c in cols if c not in numeric]
 
 
+def _row_hashes(table: pd.DataFrame, cols: list[str], numeric: set[str]) -> np.ndarray:
+    """One 64-bit hash per row over ``cols``: numbers as float64 and everything else as text, so that a column
+    read as integers in one table and as floats (or text) in another still hashes the same value alike."""
+    canon = pd.DataFrame({c: (pd.to_numeric(table[c], errors="coerce").astype("float64") if c in numeric
+                              else table[c].astype(str)) for c in cols})
+    return pd.util.hash_pandas_object(canon, index=False).to_numpy()
+
+
+def check_control(original: pd.DataFrame, control: pd.DataFrame, *, overlap_refused: float = 0.5) -> int:
+    """Refuse a control made of the original's own records; warn when some of its records are.
+
+    Every risk is measured beyond the control, so a control holding the release's own people measures the
+    release against itself and reports every risk as 0. A control row counts as one of the original's when it
+    equals an original row on every column the two tables share (an id column included: the same person
+    under the same id); rows are hashed, so the check is one pass over each table.
+
+    Parameters
+    ----------
+    original, control : DataFrame
+        The table the release was made from, and the control.
+    overlap_refused : float, default=0.5
+        Above this share of the control's rows found in the original, the control is refused.
+
+    Returns
+    -------
+    int
+        The control rows found in the original (0 for a proper control).
+
+    Raises
+    ------
+    InputError
+        When more than ``overlap_refused`` of the control's rows are the original's.
+    """
+    import warnings
+
+    from ppdm.exceptions import PrivacyWarning
+
+    shared = [c for c in control.columns if c in original.columns]
+    if not shared or len(control) == 0:
+        return 0
+    numeric = {c for c in shared if all(pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])
+                                        for t in (original, control))}
+    overlap = int(np.isin(_row_hashes(control, shared, numeric), _row_hashes(original, shared, numeric)).sum())
+    where = f"identical to a row of the original on the {len(shared)} columns they share"
+    if overlap > overlap_refused * len(control):
+        raise InputError(f"{overlap} of the control's {len(control)} rows are {where}: a control must hold real "
+                         "people the release did not contain (risks measured against the original itself read "
+                         "0); give records kept out of the original")
+    if overlap:
+        warnings.warn(f"{overlap} of the control's {len(control)} rows are {where}: the risks measured beyond "
+                      "this control are understated; drop those rows from the control", PrivacyWarning,
+                      stacklevel=3)
+    return overlap
+
+
 def anonymisation_tests(
     original: PathOrFrame,
     release: PathOrFrame,
@@ -111,7 +166,14 @@ def anonymisation_tests(
     dict
         ``schema`` (``ppdm.anonymisation/1``), ``singling_out``, ``linkability``, ``membership``
         (:func:`membership_test`), ``inference`` (per column), ``anonymeter`` (or None), ``columns``,
-        ``n_rows`` (``{original, release, control}``) and ``seed``.
+        ``n_rows`` (``{original, release, control}``), ``control_in_original`` (control rows found in the
+        original: :func:`check_control`) and ``seed``.
+
+    Raises
+    ------
+    InputError
+        When a table is empty, lacks a release column, or when the control is mostly the original's own rows
+        (:func:`check_control`; a few such rows give a :class:`~ppdm.exceptions.PrivacyWarning`).
     """
     from ppdm.data.io import read_table
 
@@ -120,6 +182,7 @@ def anonymisation_tests(
     for name, t in (("original", o), ("release", r), ("control", c)):
         if len(t) == 0:
             raise InputError(f"the {name} table has no rows")
+    in_original = check_control(o, c)
     M, R, C = from_frames([o[cols], r[cols], c[cols]], numeric, categorical,
                           names=("original table", "release", "control table"))
     rng = np.random.default_rng(seed)
@@ -141,7 +204,8 @@ def anonymisation_tests(
                                 inference_columns=None)
     return {"schema": "ppdm.anonymisation/1", "singling_out": so, "linkability": li, "membership": mem,
             "inference": inf, "anonymeter": peer, "columns": cols,
-            "n_rows": {"original": len(o), "release": len(r), "control": len(c)}, "seed": seed}
+            "n_rows": {"original": len(o), "release": len(r), "control": len(c)},
+            "control_in_original": in_original, "seed": seed}
 
 
 def check_anonymeter() -> None:

@@ -228,6 +228,7 @@ def evaluate(
     res = run(original, release, id=id, label=label, columns=split_list(columns), rank_mode=rank_mode,
               normalize=normalize, utility=split_list(utility or "kmeans,svm") or (), seed=seed, sep=sep,
               tests=tests, sample=sample, state=state)
+    _alignment_notes(res)
     if as_json:
         print(json.dumps(res, indent=2))
         return
@@ -260,6 +261,20 @@ def evaluate(
         c.print(f"{left['without_label']} row(s) without a label left out of the class-based utility")
 
 
+def _alignment_notes(res: dict[str, Any]) -> None:
+    """Say on stderr how rows and columns were matched when it may not be what the user meant: a shuffled
+    release matched by position, or columns of one table missing from the other, change every measure."""
+    if res.get("rows_matched_by") == "position":
+        print("note: rows are matched by position (no --id, no --state); a release ppdm shuffled (its default) "
+              "is compared with the right records only when its --state is given", file=sys.stderr)
+    gone = res.get("columns_left_out", {})
+    parts = [f"{which} column(s) {', '.join(repr(c) for c in cs)} not in the {other}"
+             for which, other in (("original", "release"), ("release", "original")) if (cs := gone.get(which))]
+    if parts:
+        print(f"note: {'; '.join(parts)}: left out, and the original's baselines are computed on the "
+              f"{len(res['columns'])} common columns; compare chosen columns with --columns", file=sys.stderr)
+
+
 def _evaluate_dask(original: str, release: str, *, id: str | None, label: str | None, columns: str | None,
                    rank_mode: str, normalize: str | None, utility: str | None, tests: bool, sample: int | None,
                    seed: int, sep: str | None, as_json: bool, scheduler: str | None) -> None:
@@ -276,6 +291,9 @@ def _evaluate_dask(original: str, release: str, *, id: str | None, label: str | 
     res = load("dask").evaluate(original, release, id=id, label=label, columns=split_list(columns),
                                 rank_mode=rank_mode, utility=names, seed=seed, sep=sep, scheduler=scheduler,
                                 **({} if sample is None else {"linkage": sample}))
+    if id is None:
+        print("note: rows are matched by position (no --id); a release ppdm shuffled (its default) is compared "
+              "with the right records only with its --state, which --backend numpy reads", file=sys.stderr)
     if as_json:
         print(json.dumps(res, indent=2))
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -85,6 +86,10 @@ def attack(
         console.print(f"attack battery skipped: {res['battery_skipped']}")
     else:
         _print_battery(console, res)
+    # an attack the threat calls for that did not run leaves the measured risk a lower bound: said on stderr
+    # (and in the JSON's "skipped"), so that a report without it is not read as the whole battery
+    for name, why in res.get("skipped", {}).items():
+        print(f"note: attack {name} skipped: {why}", file=sys.stderr)
     if out is not None:
         console.print(f"JSON report -> {out}")
 

@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ppdm.exceptions import InputError, InputTypeError, PPDMError
+from ppdm.utils.validation import check_magnitude
 
 __all__ = ["Mechanism", "given_up", "keep_key_secret", "seed_from", "strata_of"]
 
@@ -116,15 +117,20 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     _block_reading: ClassVar[str] = "calibrated"
 
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
-        """Validate with scikit-learn's public ``validate_data``; failures become :class:`InputError`."""
+        """Validate with scikit-learn's public ``validate_data`` (shape, finiteness, the feature names and
+        count seen in fit) and :func:`~ppdm.utils.validation.check_magnitude` (values beyond 1e150 overflow the
+        eigen- and least-squares solvers; a column below 1e-150 would be scaled as a constant); failures become
+        :class:`InputError`."""
         try:
-            return validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=2 if reset else 1)
+            A = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=2 if reset else 1)
         except TypeError as e:
             raise InputTypeError(str(e)) from None
         except ValueError as e:
             if isinstance(e, PPDMError):
                 raise
             raise InputError(str(e)) from None
+        check_magnitude(A)
+        return A
 
     def _check_fitted(self) -> None:
         check_is_fitted(self)

@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ppdm.data.preprocess import PREPROCESSING
 from ppdm.exceptions import InputError, ParameterError, PrivacyWarning, StateError
@@ -29,7 +30,7 @@ from ppdm.mechanisms.svd_updates import (
     row_update,
 )
 from ppdm.utils.linalg import thin_svd
-from ppdm.utils.validation import check_array, check_choice, check_int, check_rank, check_real
+from ppdm.utils.validation import check_array, check_choice, check_int, check_magnitude, check_rank, check_real
 
 __all__ = ["IncrementalSVD", "row_update", "column_update", "affine_update", "reorthogonalize", "orthogonality"]
 
@@ -161,20 +162,22 @@ class IncrementalSVD(Mechanism):
         return hasattr(self, "components_")
 
     def _batch(self, X: object, what: str = "batch") -> np.ndarray:
-        A = check_array(X, name=what, min_rows=1)
-        if A.shape[1] != self.n_features_in_:
+        width = np.shape(X)[1] if np.ndim(X) == 2 else None
+        if width is not None and width != self.n_features_in_:
             raise InputError(
-                f"{what} has {A.shape[1]} columns but the factorisation holds {self.n_features_in_}; "
+                f"{what} has {width} columns but the factorisation holds {self.n_features_in_}; "
                 "send the same columns (use add_columns for new attributes)"
             )
-        return A
+        # scikit-learn's validation: a frame's column names must be the ones fitted (a reordered or renamed
+        # frame would be projected on the wrong components without a word), and the values in range
+        return self._check_X(X, reset=False)
 
     # -- fitting ---------------------------------------------------------------------------------
 
     def fit(self, X: object, y: object = None) -> IncrementalSVD:
         """Exact rank-K SVD of the first batch (forgets anything fitted before)."""
         self._check_params()
-        A = check_array(X, min_rows=2)
+        A = self._check_X(X, reset=True)  # records a frame's column names, as scikit-learn's estimators do
         n, m = A.shape
         if check_int(self.rank, "rank", low=1) == min(n, m):
             # the paper's column scenario starts from the full SVD of its first block (3000 x 80, K = 80)
@@ -304,6 +307,7 @@ class IncrementalSVD(Mechanism):
             raise StateError("adding columns needs the left factors, which an append-only state (keep_u=False) "
                              "does not keep; start a state with keep_u=True")
         B = check_array(F, name="new columns", min_rows=1)
+        check_magnitude(B)
         if B.shape[0] != self.n_samples_seen_:
             raise InputError(f"new columns have {B.shape[0]} rows but {self.n_samples_seen_} rows were absorbed; "
                              "give one value per absorbed row, in the same order")
@@ -317,6 +321,13 @@ class IncrementalSVD(Mechanism):
             self._stats[key] = np.concatenate([self._stats[key], st[key]])
         self.offset_, self.scale_ = np.concatenate([self.offset_, off]), np.concatenate([self.scale_, sc])
         self.n_features_in_ += B.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            # the names checked from now on: the fitted ones and the new columns', when a frame names them all
+            new = list(F.columns) if isinstance(F, pd.DataFrame) else []
+            if len(new) == B.shape[1] and all(isinstance(c, str) for c in new):
+                self.feature_names_in_ = np.concatenate([self.feature_names_in_, np.asarray(new, dtype=object)])
+            else:
+                del self.feature_names_in_
         self.gram_ = None  # cross terms with the old columns are unknown without the data
         self.sq_norm_ += float(np.einsum("ij,ij->", Fz, Fz))
         self.n_updates_ += 1
@@ -434,6 +445,8 @@ class IncrementalSVD(Mechanism):
                              "n_updates_": int(self.n_updates_),
                              "n_reorthogonalizations_": int(self.n_reorthogonalizations_),
                              "sq_norm_": float(self.sq_norm_), "stat_n": int(self._stats["n"])}}
+        if hasattr(self, "feature_names_in_"):
+            header["fitted"]["feature_names_in_"] = [str(c) for c in self.feature_names_in_]
         return header, arrays
 
     @classmethod
@@ -452,6 +465,8 @@ class IncrementalSVD(Mechanism):
                           "min": arrays["stat_min"], "max": arrays["stat_max"]}
             obj.U_ = np.asarray(arrays["U"], float) if "U" in arrays else None
             obj.gram_ = np.asarray(arrays["gram"], float) if "gram" in arrays else None
+            if "feature_names_in_" in f:
+                obj.feature_names_in_ = np.asarray([str(c) for c in f["feature_names_in_"]], dtype=object)
         except (KeyError, TypeError, ValueError):
             raise StateError("the state file lacks parts of an incremental SVD; it was made by another command "
                              "or version") from None

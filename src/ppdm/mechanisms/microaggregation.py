@@ -25,15 +25,16 @@ values), the univariate microaggregation of statistical disclosure control.
 
 from __future__ import annotations
 
+import warnings
 from typing import ClassVar
 
 import numpy as np
 
-from ppdm.exceptions import ParameterError
+from ppdm.exceptions import ParameterError, PrivacyWarning
 from ppdm.mechanisms.base import Mechanism, given_up, strata_of
 from ppdm.utils.validation import check_int, check_real
 
-__all__ = ["MDAV", "mdav_groups", "univariate_groups", "vmdav_groups"]
+__all__ = ["MDAV", "mdav_groups", "univariate_groups", "vmdav_groups", "warn_small_groups"]
 
 
 def mdav_groups(X: np.ndarray, k: int) -> np.ndarray:
@@ -186,6 +187,13 @@ def _principal_scores(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return proj
 
 
+def warn_small_groups(small: int, of: str, k: int, name: str) -> None:
+    """Warn that a ``transform`` released groups smaller than ``k`` (``small`` of ``of``)."""
+    warnings.warn(f"{name}.transform gave {small} of the {of} to fewer than k={k} rows: it maps each row to "
+                  f"the nearest fitted centroid, so released groups can be smaller than k; release a table with "
+                  f"fit_transform, which keeps every group at k or more", PrivacyWarning, stacklevel=3)
+
+
 def _blocks(X: np.ndarray, rows: np.ndarray, size: int, k: int) -> list[np.ndarray]:
     """Split ``rows`` at the median of their widest principal direction until blocks hold <= ``size`` rows."""
     if len(rows) <= size or len(rows) < 4 * k:
@@ -228,6 +236,9 @@ def _drop_rare(centroids: np.ndarray, block: np.ndarray, held: np.ndarray, frequ
 
 class MDAV(Mechanism):
     """Microaggregation by MDAV: each record released as the centroid of its group of >= ``k`` records.
+
+    The groups of ``k`` or more are those of :meth:`fit_transform`. :meth:`transform` maps rows to their
+    nearest centroid instead and does not keep ``k`` (see there): release a table with ``fit_transform``.
 
     Parameters
     ----------
@@ -357,21 +368,50 @@ class MDAV(Mechanism):
         return self
 
     def transform(self, X: object) -> np.ndarray:
-        """The nearest group centroid of each row (per column when ``univariate``); ``fit_transform``
-        releases each record's own group."""
+        """Map each row to the NEAREST fitted group centroid (per column when ``univariate``).
+
+        .. warning::
+           ``transform`` does not keep ``k``: ``MDAV(k).fit(X).transform(X)`` is **not**
+           ``fit_transform(X)``. A row goes to the centroid nearest to it, not to its own group, so a released
+           centroid may be shared by fewer than ``k`` rows (or by rows of a new batch alone) and the release
+           loses its k-anonymity. Release a table with :meth:`fit_transform`, which gives every record its
+           own group of ``k`` or more; a :class:`~ppdm.exceptions.PrivacyWarning` is emitted when the rows
+           returned here share a centroid with fewer than ``k - 1`` others.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, m)
+            Rows in the units the mechanism was fitted in.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The nearest centroid of each row.
+        """
         from ppdm.utils.neighbors import nearest_neighbors
 
         self._check_fitted()
         A = self._check_X(X, reset=False)
+        k = int(self.k)
         if self.groups_.ndim == 2:
             out = np.empty_like(A)
+            small = shown = 0
             for j in range(A.shape[1]):
                 c = np.unique(self.centroids_[:, j])
                 pos = np.clip(np.searchsorted(c, A[:, j]), 1, max(len(c) - 1, 1))
                 lo, hi = c[pos - 1], c[np.minimum(pos, len(c) - 1)]
                 out[:, j] = np.where(np.abs(A[:, j] - lo) <= np.abs(hi - A[:, j]), lo, hi)
+                counts = np.unique(out[:, j], return_counts=True)[1]
+                small, shown = small + int((counts < k).sum()), shown + len(counts)
+            if small:
+                warn_small_groups(small, f"{shown} released values (column by column)", k, "MDAV")
             return out
-        return self.centroids_[nearest_neighbors(A, self.centroids_, 1)[:, 0]]
+        nearest = nearest_neighbors(A, self.centroids_, 1)[:, 0]
+        counts = np.bincount(nearest, minlength=len(self.centroids_))
+        small = int(((counts > 0) & (counts < k)).sum())
+        if small:
+            warn_small_groups(small, f"{int((counts > 0).sum())} released centroids", k, "MDAV")
+        return self.centroids_[nearest]
 
     def fit_transform(self, X: object, y: object = None, *, overwrite_input: bool = False,
                       **fit_params: object) -> np.ndarray:

@@ -142,12 +142,20 @@ class NonMetricMDS(Mechanism):
                 if self.dissimilarity not in MIXED:
                     raise InputError(f"the table has categorical columns but dissimilarity "
                                      f"'{self.dissimilarity}' is numeric; use --dissimilarity gower or huang")
+                if not reset and hasattr(self, "feature_names_in_"):
+                    # records placed by column position: reordered or renamed columns would be compared with
+                    # the wrong ones without a word
+                    got = list(map(str, X.columns))
+                    if got != list(self.feature_names_in_):
+                        raise InputError(f"the table's columns ({_few(got)}) are not the ones NMDS was fitted on "
+                                         f"({_few(list(self.feature_names_in_))}); give the same columns in the "
+                                         "same order")
                 t = MixedTable.from_frame(X)
                 if reset:
                     self.n_features_in_ = X.shape[1]
                     self.feature_names_in_ = np.asarray(list(map(str, X.columns)), dtype=object)
                 return t
-            X = X.to_numpy(dtype=np.float64)
+            # a numeric frame goes to validate_data as a frame: it records (fit) or checks (transform) the names
         A = self._check_X(X, reset=reset) if self.dissimilarity not in ("gower",) else np.asarray(X, float)
         if reset and self.dissimilarity == "gower":
             self.n_features_in_ = A.shape[1]
@@ -411,6 +419,12 @@ class NonMetricMDS(Mechanism):
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
         return np.asarray([f"d{k + 1}" for k in range(self.n_components_)], dtype=object)
+
+
+def _few(names: list[str], k: int = 5) -> str:
+    """The first ``k`` names, quoted, and how many more."""
+    shown = ", ".join(repr(n) for n in names[:k])
+    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
 class _progress:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ppdm.exceptions import PrivacyWarning
 from ppdm.mechanisms.base import Mechanism, seed_from
-from ppdm.mechanisms.microaggregation import MDAV
+from ppdm.mechanisms.microaggregation import MDAV, warn_small_groups
 from ppdm.utils.linalg import SVD_SOLVERS, thin_svd
 from ppdm.utils.validation import check_choice, check_int, check_rank, check_real
 
@@ -96,6 +96,9 @@ class SVDNoise(Mechanism):
 class SVDMicroaggregation(Mechanism):
     """MDAV on the rank-k SVD coordinates; every record released as its group centroid's reconstruction.
 
+    The groups of ``k`` or more are those of :meth:`fit_transform`; :meth:`transform` maps rows to their
+    nearest centroid and does not keep ``k`` (see there).
+
     Parameters
     ----------
     rank : int, default=5
@@ -146,12 +149,36 @@ class SVDMicroaggregation(Mechanism):
         return self
 
     def transform(self, X: object) -> np.ndarray:
-        """The reconstruction of the nearest group centroid (in the subspace) of each row."""
+        """The reconstruction of the NEAREST group centroid (in the subspace) of each row.
+
+        .. warning::
+           ``transform`` does not keep ``k``: ``fit(X).transform(X)`` is **not** ``fit_transform(X)``. A row
+           goes to the centroid nearest to it, not to its own group, so a released centroid may be shared by
+           fewer than ``k`` rows and the release loses its k-anonymity. Release a table with
+           :meth:`fit_transform` (every record its own group of ``k`` or more); a
+           :class:`~ppdm.exceptions.PrivacyWarning` is emitted when the rows returned here share a centroid
+           with fewer than ``k - 1`` others.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, m)
+            Rows in the units the mechanism was fitted in.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The reconstruction of each row's nearest centroid.
+        """
         from ppdm.utils.neighbors import nearest_neighbors
 
         self._check_fitted()
         A = self._check_X(X, reset=False)
         nearest = nearest_neighbors(A @ self.components_.T, self.centroids_, 1)[:, 0]
+        counts = np.bincount(nearest, minlength=len(self.centroids_))
+        small = int(((counts > 0) & (counts < int(self.k))).sum())
+        if small:
+            warn_small_groups(small, f"{int((counts > 0).sum())} released centroids", int(self.k),
+                              "SVDMicroaggregation")
         return self.centroids_[nearest] @ self.components_
 
     def fit_transform(self, X: object, y: object = None, **fit_params: object) -> np.ndarray:

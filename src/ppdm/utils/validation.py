@@ -90,13 +90,43 @@ def check_rank(rank: object, n: int, m: int, name: str = "rank") -> int:
 
 # squares of values must stay finite (Gram matrices, norms): 1e150^2 = 1e300 < 1.8e308
 _MAX_MAGNITUDE = 1e150
+# and must not underflow: a column whose values are all below 1e-150 has a variance below 1e-300, which the
+# smallest normal double (2.2e-308) soon loses, so it would be scaled as a constant (scale 1) and its noise
+# would dwarf it
+_MIN_MAGNITUDE = 1e-150
 
 
 def check_magnitude(X: np.ndarray, columns: Sequence[str] | None = None) -> None:
-    """Refuse values so large that squaring them (norms, Gram matrices) would overflow; the message names the
-    first such column (``columns``: the names of ``X``'s columns)."""
-    if X.size and max(float(np.nanmax(X)), -float(np.nanmin(X))) > _MAX_MAGNITUDE:
-        j = int(np.flatnonzero(np.nanmax(np.abs(X), axis=0) > _MAX_MAGNITUDE)[0]) if X.ndim == 2 else 0
-        name = f"column '{columns[j]}'" if columns is not None and j < len(columns) else f"column {j + 1}"
-        raise InputError(f"{name} holds values beyond 1e150, which would overflow the computation; rescale it "
-                         "(other units) first")
+    """Refuse values too large or too small for the computation; the message names the first such column.
+
+    Parameters
+    ----------
+    X : ndarray
+        The numbers (NaN ignored), one column per attribute (a 1-D array is one column).
+    columns : sequence of str, optional
+        The names of ``X``'s columns, for the message.
+
+    Raises
+    ------
+    InputError
+        When a value is beyond 1e150 (squaring it, in norms and Gram matrices, would overflow), or when every
+        nonzero value of a column is below 1e-150 in magnitude (its spread would underflow to 0 and the column
+        be treated as constant). Zeros alone are a constant column, not refused; values such as 1e-10 pass.
+    """
+    if not X.size:
+        return
+    A = X if X.ndim == 2 else X.reshape(-1, 1)
+    # column extremes without an |X| copy of the table; fmax/fmin skip NaN (an all-NaN column gives NaN)
+    peak = np.fmax(np.fmax.reduce(A, axis=0), -np.fmin.reduce(A, axis=0))
+
+    def name(j: int) -> str:
+        return f"column '{columns[j]}'" if columns is not None and j < len(columns) else f"column {j + 1}"
+
+    huge = np.flatnonzero(peak > _MAX_MAGNITUDE)
+    if huge.size:
+        raise InputError(f"{name(int(huge[0]))} holds values beyond 1e150, which would overflow the computation; "
+                         "rescale it (other units) first")
+    tiny = np.flatnonzero((peak > 0) & (peak < _MIN_MAGNITUDE))
+    if tiny.size:
+        raise InputError(f"{name(int(tiny[0]))} holds only values below 1e-150 in magnitude (besides zeros), too "
+                         "small to scale without underflow; rescale it (other units) first")
