@@ -172,3 +172,17 @@ def test_evaluate_names_the_columns_one_table_lacks(cli, tmp_path: Path, wdbc_sa
     # the same columns on both sides: nothing to say about them
     code, _, err = cli("evaluate", wdbc_sample, rel, "--label", "class", "--utility", "kmeans")
     assert code == 0 and "baselines" not in err
+
+
+def test_a_control_of_other_people_on_coarse_columns_passes() -> None:
+    """On four yes/no columns every real person outside the table matches some row of it: the original's own
+    repeated rows show that chance, and such a control is neither refused nor warned about."""
+    import warnings
+
+    from ppdm.attacks.anonymisation import check_control
+
+    rng = np.random.default_rng(0)
+    coarse = pd.DataFrame({c: rng.choice(["yes", "no"], 600) for c in "wxyz"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert check_control(coarse.iloc[:400], coarse.iloc[400:]) == 200  # all of them, by chance
