@@ -26,7 +26,7 @@ from ppdm.data.columns import (
     is_whole_table,
     parse_roles,
 )
-from ppdm.data.io import check_output_path, output_set, read_table
+from ppdm.data.io import check_output_path, check_table_output, output_set, read_table
 from ppdm.data.preprocess import PREPROCESSING, Scaler
 from ppdm.data.schema import resolve_schema, warn_passthrough
 from ppdm.exceptions import InputError, ParameterError
@@ -144,6 +144,7 @@ def perturb(
             drop_other=drop_other, preprocess=preprocess, release_units=release_units,
             partition_rows=partition_rows, partition_columns=partition_columns, output=output, state=state,
             force=force, seed=key.seed(MECHANISM_STREAM), sep=sep, scheduler=scheduler, key=key, keep_ids=keep_ids)
+    check_table_output(output)
     inputs = [("input table", source)] if isinstance(source, (str, os.PathLike)) else []
     # guarded (no output is an input), locked (one writer at a time) and recovered (what a killed run left)
     with output_set([("output", output), ("state file", state or None)], inputs, force=force) as (out_path,

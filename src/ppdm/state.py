@@ -222,6 +222,9 @@ def _open(path: str | Path) -> zipfile.ZipFile:
     p = Path(path)
     if not p.exists():
         raise StateError(f"state file '{p}' does not exist; check the path")
+    if p.is_dir():
+        # named as given: the name of '.' is empty
+        raise StateError(f"'{p}' is a directory, not a ppdm state file; give the path of the state file itself")
     try:
         return zipfile.ZipFile(p, "r")
     except (zipfile.BadZipFile, OSError):

@@ -570,7 +570,7 @@ def attack_tables(
         "results": [x.to_dict() for x in res],
         "schema": "ppdm.attack/1",
         "threat": str(t),
-        "threat_description": t.describe(),
+        "threat_description": t.describe(int(X.shape[0]), int(Y.shape[1])),
         "n_rows": int(X.shape[0]),
         "columns": list(cols),
         "release_columns": list(rcols),

@@ -137,14 +137,40 @@ class ThreatModel:
         k = n_cols + 1 if self.known_io < 0 else self.known_io
         return int(min(k, n_rows // 2))
 
-    def describe(self) -> str:
-        """Plain-words description."""
+    def _cap_note(self, n_rows: int | None, n_cols: int | None) -> str:
+        """Why fewer pairs are known than asked (a count above half the rows), or '' when none were cut."""
+        if n_rows is None or n_cols is None or self.known_records or self.known_io is None or self.known_io == 0:
+            return ""
+        asked = n_cols + 1 if self.known_io < 0 else self.known_io
+        used = self.n_pairs(n_rows, n_cols)
+        if asked <= used:
+            return ""
+        what = f"known-io:{self.known_io}" if self.known_io > 0 else f"known-io (m + 1 = {asked})"
+        # the report names the count the attacks used, never a larger one they could not use
+        return (f"{what} capped at {used} known pairs, half of the {n_rows} rows: the other half is what is "
+                "attacked")
+
+    def describe(self, n_rows: int | None = None, n_cols: int | None = None) -> str:
+        """Plain-words description.
+
+        Parameters
+        ----------
+        n_rows, n_cols : int, optional
+            Shape of the attacked table. Given, the known pairs are counted as the attacks use them
+            (:meth:`n_pairs`), and a count above half the rows says it was capped; otherwise the count is the
+            one asked for.
+        """
+        cap = self._cap_note(n_rows, n_cols)
         if self.name in PRESETS:
-            return f"{self.name}: {PRESETS[self.name][1]}"
+            return f"{self.name}: {PRESETS[self.name][1]}" + (f" ({cap})" if cap else "")
         parts = []
         if self.has_pairs:
-            parts.append(f"{len(self.known_records) or self.known_io if self.known_io != -1 else 'm + 1'} "
-                         "known original records with their released rows")
+            if n_rows is None or n_cols is None:
+                asked = len(self.known_records) or self.known_io
+                count: object = asked if asked != -1 else "m + 1"
+            else:
+                count = self.n_pairs(n_rows, n_cols)
+            parts.append(f"{count} known original records with their released rows" + (f" ({cap})" if cap else ""))
         if self.known_sample:
             parts.append(f"a {self.known_sample:.0%} sample of records from the same population")
         if self.known_columns:

@@ -223,10 +223,14 @@ def evaluate(original: Any, release: Any, *, label: str | None = None, id: str |
         if columns is None:
             columns = [c for c in hb.columns if c in ha.columns and c not in (label, id)
                        and pd.api.types.is_numeric_dtype(ha[c]) and pd.api.types.is_numeric_dtype(hb[c])]
-        missing = [c for c in columns if c not in ha.columns or c not in hb.columns]
-        if not columns or missing:
-            raise InputError("the tables share no numeric column to compare (or a named column is missing); "
-                             "check the files or --columns")
+        else:
+            from ppdm.data.schema import check_named
+
+            # a named column either table lacks: said as the in-memory evaluate says it
+            check_named(list(ha.columns), columns=columns, table="the original table")
+            check_named(list(hb.columns), columns=columns, table="the release")
+        if not columns:
+            raise InputError("the tables share no numeric column to compare; check the files or --columns")
         A = _frame_array(a[list(columns)], conn["client"])
         B = _frame_array(b[list(columns)], conn["client"])
         if A.shape[0] != B.shape[0]:

@@ -70,21 +70,6 @@ def _console(stderr: bool = False, *, markup: bool = False):  # type: ignore[no-
     return Console(stderr=stderr, highlight=False) if markup else plain_console(stderr)
 
 
-def _parse_params(pairs: list[str] | None) -> dict[str, Any]:
-    from ppdm.exceptions import ParameterError
-
-    out: dict[str, Any] = {}
-    for p in pairs or []:
-        if "=" not in p:
-            raise ParameterError(f"-p expects key=value, got '{p}'")
-        k, v = p.split("=", 1)
-        try:
-            out[k.strip().replace("-", "_")] = json.loads(v)
-        except json.JSONDecodeError:
-            out[k.strip().replace("-", "_")] = v
-    return out
-
-
 @app.command()
 def perturb(
     input: Annotated[str, typer.Argument(help="Table to release: CSV/TSV/Parquet file, directory or glob.")],
@@ -142,17 +127,27 @@ def perturb(
 ) -> None:
     """Release a perturbed copy of a table: every column treated as `ppdm release` treats it (ids become
     pseudonyms, free text and identifying columns are dropped, categories, integers and dates released whole)."""
+    from ppdm.cli.params import parse_params
+    from ppdm.exceptions import ParameterError
     from ppdm.pipeline import perturb as run
 
     named = {"rank": rank, "solver": solver, "strategy": strategy, "eps_u": eps_u, "eps_v": eps_v,
              "alpha": alpha, "scale": scale, "distribution": distribution, "sigma": sigma, "kind": kind}
+    # the option behind each parameter, for the refusal of one given again with -p
+    flags = {k: "--" + k.replace("_", "-") for k in named} | {"n_components": "--dims", "components": "--components"}
     if method == "nmf" and components is None:  # --rank k names NMF's inner dimension too
-        components, named["rank"] = rank, None
+        components, named["rank"], flags["components"] = rank, None, "--rank"
     named |= {"components": components, "keep": keep, "solver": nmf_solver if method == "nmf" else solver}
+    if method == "nmf":
+        flags["solver"] = "--nmf-solver"
 
     named |= {"n_components": (int(dims) if dims is not None and dims.isdigit() else dims),
               "dissimilarity": dissimilarity, "strict": strict or None, "landmarks": landmarks}
-    params = {k: v for k, v in named.items() if v is not None} | _parse_params(param)
+    given = {k: v for k, v in named.items() if v is not None}
+    extra = parse_params(param, method, {k: flags.get(k, "--" + k.replace("_", "-")) for k in given})
+    if "random_state" in extra and seed is not None:
+        raise ParameterError(f"the seed is given twice, by --seed {seed} and by -p random_state; give it once")
+    params = given | extra
     res = run(input, method=method, params=params, id=id, label=label, columns=split_list(columns),
               drop=split_list(drop) or (), drop_other=drop_other, preprocess=preprocess,
               release_units=release_units, partition_rows=partition_rows, partition_columns=partition_columns,
@@ -370,6 +365,9 @@ def reproduce(
             c.print(styled((k, "bold"), f"  {r.title}", ("  (slow)" if r.slow else "", "dim")))
         return
     if out is not None and not out.is_dir():
+        if out.exists():
+            raise OutputError(f"--out '{out}' is a file; --out takes a directory (the tables and figures are "
+                              "written into it): give a directory")
         raise OutputError(f"output directory '{out}' does not exist; create it first")
     if all_:
         import os
@@ -469,15 +467,28 @@ def datasets_list() -> None:
 
 @datasets_app.command("show")
 def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) -> None:
-    """Describe a dataset: shape, columns, classes."""
-    from ppdm.datasets import load
+    """Describe a dataset: shape, columns, classes (a generator: its output with the default options)."""
+    from ppdm.datasets import DATASETS, GENERATORS, generate, load
+    from ppdm.exceptions import ParameterError
 
-    df = load(name)
     c = _console()
-    c.print(styled((name, "bold"), f": {df.shape[0]} rows x {df.shape[1] - 1} attributes + class"))
-    c.print("columns: " + ", ".join(df.columns[:-1]))
-    counts = df["class"].value_counts().sort_index()
-    c.print("classes: " + ", ".join(f"{k} ({v})" for k, v in counts.items()))
+    if name in GENERATORS:
+        # `datasets list` lists the generators beside the datasets: show describes them too
+        df = generate(name, random_state=0)
+        c.print(styled((name, "bold"), f": generator: {GENERATORS[name]}"))
+        c.print(f"with the default options and --seed 0 (change them in `ppdm datasets export {name}`): "
+                f"{df.shape[0]} rows x {df.shape[1]} columns")
+    elif name in DATASETS:
+        df = load(name)
+        c.print(styled((name, "bold"), f": {df.shape[0]} rows x {df.shape[1] - 1} attributes + class"))
+    else:
+        raise ParameterError(f"unknown generator or dataset '{name}'; choose one of "
+                             f"{', '.join([*DATASETS, *GENERATORS])} (see `ppdm datasets list`)")
+    attrs = [col for col in df.columns if col != "class"]
+    c.print("columns: " + ", ".join(attrs))
+    if "class" in df.columns:
+        counts = df["class"].value_counts().sort_index()
+        c.print("classes: " + ", ".join(f"{k} ({v})" for k, v in counts.items()))
     c.print(df.describe().T.to_string())
 
 
@@ -485,18 +496,31 @@ def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) ->
 def datasets_export(
     name: Annotated[str, typer.Argument(help="Dataset or generator name.")],
     output: OutOpt,
-    n: Annotated[int | None, typer.Option(help="Rows (generators).")] = None,
-    m: Annotated[int | None, typer.Option(help="Columns (generators).")] = None,
-    rank: Annotated[int | None, typer.Option(help="Rank (low_rank).")] = None,
-    noise: Annotated[float | None, typer.Option(help="Noise sigma (low_rank).")] = None,
+    n: Annotated[int | None, typer.Option(min=1, help="Rows (generators).")] = None,
+    m: Annotated[int | None, typer.Option(min=1, help="Columns (generators).")] = None,
+    rank: Annotated[int | None, typer.Option(
+        min=1, help="Rank (low_rank; default 10, or the smaller of --n and --m).")] = None,
+    noise: Annotated[float | None, typer.Option(
+        min=0.0, help="Sigma of the Gaussian noise added to every entry (low_rank; default 0).")] = None,
     seed: SeedOpt = 0,
     force: ForceOpt = False,
     with_id: Annotated[bool, typer.Option("--with-id", help="Add a 1-based 'id' column.")] = False,
 ) -> None:
     """Write a bundled or generated dataset to a file."""
-    from ppdm.data.io import output_set, write_table
-    from ppdm.datasets import DATASETS, generate, load
+    from ppdm.data.io import check_table_output, output_set, write_table
+    from ppdm.datasets import DATASETS, GENERATORS, generate, load
+    from ppdm.exceptions import ParameterError
 
+    if name not in DATASETS and name not in GENERATORS:
+        raise ParameterError(f"unknown generator or dataset '{name}'; choose one of "
+                             f"{', '.join([*DATASETS, *GENERATORS])} (see `ppdm datasets list`)")
+    given = [f"--{k}" for k, v in {"n": n, "m": m, "rank": rank, "noise": noise}.items() if v is not None]
+    if name in DATASETS and given:
+        # a bundled table is written as it is: an option that would change it must not be dropped unsaid
+        raise ParameterError(f"{', '.join(given)} {'shape' if len(given) > 1 else 'shapes'} a generated dataset; "
+                             f"'{name}' is a bundled one: leave "
+                             f"{'them' if len(given) > 1 else 'it'} out")
+    check_table_output(output)
     with output_set([("output", output)], [], force=force) as (out,):
         if name in DATASETS:
             df = load(name)

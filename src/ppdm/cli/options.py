@@ -19,7 +19,9 @@ DropOpt = Annotated[str | None, typer.Option("--drop", help="Comma-separated col
 DropOtherOpt = Annotated[
     bool, typer.Option("--drop-other", help="Drop columns that are neither perturbed, id nor label.")
 ]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same bytes).")]
+# seeds are non-negative: numpy's generators refuse a negative one, and only after the table is read
+SeedOpt = Annotated[int, typer.Option(
+    "--seed", min=0, help="Seed of every random choice (same seed, same bytes).")]
 KeySeedOpt = Annotated[int | None, typer.Option(
     "--seed", min=0, help="Make the release repeatable with this seed (all but the noise of formally private "
     "mechanisms, which OpenDP draws from its own generator). Default: a secret key from OS entropy, kept in the state "

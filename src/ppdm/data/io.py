@@ -29,9 +29,10 @@ from ppdm.data.outputs import (
     output_set,
     publish_together,
 )
-from ppdm.exceptions import InputError
+from ppdm.exceptions import InputError, OutputError
 
 __all__ = ["read_table", "write_table", "atomic_write", "check_output_path", "check_outputs", "table_format",
+           "output_format", "check_table_output",
            "expand_inputs", "text_columns", "output_lock", "output_set", "file_mode", "dir_mode", "current_umask",
            "is_stream", "publish_together", "parquet_data_columns", "read_parquet_rows"]
 
@@ -42,6 +43,40 @@ _PARQUET = {".parquet", ".pq"}
 def table_format(path: str | os.PathLike[str]) -> str:
     """Return ``'csv'`` or ``'parquet'`` for an output path, from its suffix."""
     return "parquet" if Path(path).suffix.lower() in _PARQUET else "csv"
+
+
+#: what a table output is written as, by its suffix (a name without one, or a stream such as /dev/stdout: CSV)
+_WRITE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def output_format(path: str | os.PathLike[str]) -> str:
+    """``'csv'``, ``'tsv'`` (tab-separated) or ``'parquet'``: how :func:`write_table` writes ``path``."""
+    return _WRITE_FORMATS.get(Path(path).suffix.lower(), "csv")
+
+
+def check_table_output(path: str | os.PathLike[str] | None, what: str = "-o") -> None:
+    """Refuse, before any work, a table output whose suffix names a format ppdm does not write.
+
+    Parameters
+    ----------
+    path : path-like or None
+        The output (None: no output, nothing to check).
+    what : str, default '-o'
+        The option that names it, for the message.
+
+    Raises
+    ------
+    OutputError
+        For a suffix other than .csv, .tsv, .tab, .parquet or .pq: such a file (release.xlsx, .json) would
+        hold CSV text under a name that promises another format. A name without a suffix, or a stream
+        (/dev/stdout), is written as CSV.
+    """
+    if path is None or is_stream(path):
+        return
+    suffix = Path(path).suffix
+    if suffix and suffix.lower() not in _WRITE_FORMATS:
+        raise OutputError(f"{what} '{Path(path).name}' ends in {suffix}, a format ppdm does not write; name "
+                          "it .csv, .tsv or .parquet")
 
 
 def expand_inputs(source: str | os.PathLike[str]) -> list[Path]:
@@ -527,15 +562,17 @@ def _numbers_as_floats(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike[str], *, fmt: str | None = None) -> Path:
-    """Write ``df`` atomically as CSV or Parquet (by suffix unless ``fmt`` is given)."""
+    """Write ``df`` atomically as CSV, TSV or Parquet (by suffix, :func:`output_format`, unless ``fmt`` is
+    given)."""
     p = Path(path)
-    fmt = fmt or ("parquet" if p.suffix.lower() in _PARQUET else "csv")
+    fmt = fmt or output_format(p)
     with atomic_write(p) as f:
         if fmt == "parquet":
             _write_parquet(df, f)
         else:
-            # written as it is formatted (pandas works in blocks of rows): never the whole text in memory
-            df.to_csv(f, index=False, lineterminator="\n", encoding="utf-8")
+            # written as it is formatted (pandas works in blocks of rows): never the whole text in memory; a
+            # .tsv with tabs, as read_table reads it back
+            df.to_csv(f, index=False, lineterminator="\n", encoding="utf-8", sep="\t" if fmt == "tsv" else ",")
     return p
 
 

@@ -116,13 +116,16 @@ class Schema:
 
 
 def check_named(cols: Sequence[str], *, id: str | None = None, label: str | None = None,
-                columns: Sequence[str] | None = None, drop: Sequence[str] = ()) -> None:
-    """Refuse, in one line, an option that names a column the table (its column names ``cols``) lacks."""
+                columns: Sequence[str] | None = None, drop: Sequence[str] = (), table: str = "the table") -> None:
+    """Refuse, in one line, an option that names a column the table (its column names ``cols``) lacks.
+
+    ``table`` names the table in the message, where a command reads more than one (an original and a release).
+    """
     named = [("--id", id), ("--label", label)] + [("--columns", c) for c in (columns or ())]
     named += [("--drop", c) for c in drop]
     for flag, c in named:
         if c is not None and c not in cols:
-            raise InputError(f"{flag} names column '{c}', which the table does not have; columns are {_names(cols)}")
+            raise InputError(f"{flag} names column '{c}', which {table} does not have; columns are {_names(cols)}")
 
 
 def check_roles(cols: Sequence[str], *, id: str | None = None, label: str | None = None, drop: Sequence[str] = (),

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.exceptions import ParameterError
+from ppdm.utils.validation import check_int, check_real
 
 __all__ = ["DATASETS", "GENERATORS", "DatasetInfo", "load", "org", "low_rank", "gaussians_2d", "generate", "names"]
 
@@ -92,7 +93,8 @@ def load(name: str, *, fill: str = "protocol") -> pd.DataFrame:
 
 def org(n: int = 2000, m: int = 100, *, random_state: object = None) -> pd.DataFrame:
     """The ORG synthetic set of Xu et al. / Wang 2008: U[1, 10] entries and a sin/cos label rule."""
-    if m < 88:
+    check_int(n, "n (rows)", low=1)
+    if check_int(m, "m (columns)", low=1) < 88:
         raise ParameterError(f"ORG needs at least 88 columns (its label uses column 88); got m={m}")
     X = np.random.default_rng(random_state).uniform(1.0, 10.0, size=(n, m))
     score = np.abs(np.sin(X[:, 0]) - X[:, 87]) * np.abs(np.cos(X[:, 44])) * X[:, 77]
@@ -104,7 +106,7 @@ def org(n: int = 2000, m: int = 100, *, random_state: object = None) -> pd.DataF
 def low_rank(
     n: int = 1000,
     m: int = 100,
-    rank: int = 10,
+    rank: int | None = None,
     *,
     spectrum: str = "geometric",
     decay: float = 0.95,
@@ -115,10 +117,16 @@ def low_rank(
 
     ``spectrum``: ``'geometric'`` (``s_i = decay^i``), ``'linear'`` (from 1 down to 1/rank) or
     ``'flat'`` (all 1); singular values are scaled so the largest is ``sqrt(n m)``. ``noise`` adds
-    N(0, noise^2) to every entry.
+    N(0, noise^2) to every entry. ``rank`` None: 10, or ``min(n, m)`` when the matrix is smaller.
     """
-    if not 1 <= rank <= min(n, m):
+    # the shape first: a matrix with no rows is not a rank problem
+    n = check_int(n, "n (rows)", low=1)
+    m = check_int(m, "m (columns)", low=1)
+    if rank is None:
+        rank = min(10, n, m)  # the default fits the shape asked for: never a rank the user did not give
+    elif not 1 <= check_int(rank, "rank") <= min(n, m):
         raise ParameterError(f"rank must be in [1, min(n, m) = {min(n, m)}]; got {rank}")
+    noise = check_real(noise, "noise (the sigma of the added Gaussian noise)", low=0.0)
     rng = np.random.default_rng(random_state)
     U, _ = np.linalg.qr(rng.normal(size=(n, rank)))
     V, _ = np.linalg.qr(rng.normal(size=(m, rank)))
@@ -139,6 +147,7 @@ def low_rank(
 
 def gaussians_2d(n: int = 100, *, random_state: object = None) -> pd.DataFrame:
     """Three bivariate Gaussian classes (Wang 2008 Fig. 4.1), shifted so every value is nonnegative."""
+    check_int(n, "n (rows)", low=3)  # one record per class at least
     rng = np.random.default_rng(random_state)
     means = np.array([[0.0, 0.0], [4.0, 4.0], [-4.0, 4.0]])
     sizes = [n - 2 * (n // 3), n // 3, n // 3]
@@ -150,7 +159,19 @@ def gaussians_2d(n: int = 100, *, random_state: object = None) -> pd.DataFrame:
 
 
 def generate(name: str, **kwargs: object) -> pd.DataFrame:
-    """A generated dataset as a DataFrame (``low_rank`` gets columns ``x1..xm``)."""
+    """A generated dataset as a DataFrame (``low_rank`` gets columns ``x1..xm``).
+
+    An option the generator does not take (``rank`` for ``org``) is refused, not a TypeError.
+    """
+    import inspect
+
+    funcs = {"org": org, "gaussians_2d": gaussians_2d, "low_rank": low_rank}
+    if name in funcs:
+        takes = [p for p in inspect.signature(funcs[name]).parameters if p != "random_state"]
+        other = [k for k in kwargs if k != "random_state" and k not in takes]
+        if other:
+            raise ParameterError(f"generator '{name}' takes no {', '.join(other)}; its options are "
+                                 f"{', '.join(t for t in takes)}")
     if name == "org":
         return org(**kwargs)  # type: ignore[arg-type]
     if name == "gaussians_2d":

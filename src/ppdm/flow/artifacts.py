@@ -116,11 +116,11 @@ def publish_release(out_df: pd.DataFrame, out_path: Path | None, state_path: Pat
     """Write a release and its state as one set (:func:`ppdm.data.io.publish_together`), the state last and
     with the fingerprints of the original and of the release (``save_state(path, fingerprints)``)."""
     from ppdm.data.fingerprint import table_fingerprint
-    from ppdm.data.io import publish_together, table_format, write_table
+    from ppdm.data.io import output_format, publish_together, write_table
 
     writes: list[tuple[Path, Any]] = []
     if out_path is not None:
-        writes.append((out_path, lambda p: write_table(out_df, p, fmt=table_format(out_path))))
+        writes.append((out_path, lambda p: write_table(out_df, p, fmt=output_format(out_path))))
     if state_path is not None:
         fps = {"original": original_fingerprint, "release": table_fingerprint(out_df) if out_path else None}
         writes.append((state_path, lambda p: save_state(p, fps)))

@@ -49,7 +49,11 @@ def align_tables(
                    and pd.api.types.is_numeric_dtype(original[c])]
     if not columns:
         raise InputError("the tables share no numeric column to compare; check the files or --columns")
-    from ppdm.data.schema import numeric_matrix
+    from ppdm.data.schema import check_named, numeric_matrix
+
+    # a named column either table lacks is the user's mistake, said as perturb and hide say it (not a KeyError)
+    check_named(list(original.columns), columns=columns, table="the original table")
+    check_named(list(release.columns), columns=columns, table="the release")
 
     A = numeric_matrix(original, columns, what="the original", gaps=gaps)
     B = numeric_matrix(release, columns, what="the release", gaps=gaps)

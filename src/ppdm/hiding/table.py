@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.columns import numbers_schema
-from ppdm.data.io import output_set, read_table
+from ppdm.data.io import check_table_output, output_set, read_table
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.hiding.search import HidingResult, MemberRequest, PairRequest, hide_patterns
 
@@ -108,6 +108,7 @@ def hide_table(
     """
     from ppdm.keys import release_key, warn_known
 
+    check_table_output(output)
     key = release_key(seed)
     warn_known(key)
     inputs = [("input table", source)] if isinstance(source, (str, os.PathLike)) else []

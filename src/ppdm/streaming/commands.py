@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.columns import numbers_schema
-from ppdm.data.io import check_outputs, read_table, table_format
+from ppdm.data.io import check_outputs, check_table_output, output_format, read_table
 from ppdm.data.outputs import check_disjoint
 from ppdm.data.schema import Schema
 from ppdm.exceptions import InputError, ParameterError, StateError
@@ -111,6 +111,7 @@ def stream_init(
     ``update_stats``, ``residual_rank``, ``eps_u``, ``eps_v``, ``sparsify`` ...). ``append_only`` keeps
     no left factors (update cost independent of the rows absorbed; no refresh, no new columns).
     """
+    check_table_output(output)
     t0 = time.perf_counter()
     inputs = [("input table", source)] if isinstance(source, (str, os.PathLike)) else []
     check_disjoint([("output", output), ("state file", state)], inputs)
@@ -151,7 +152,7 @@ def _init(source: PathLike | pd.DataFrame, out_path: Path | None, state_path: Pa
                 rel_df = _nmds_release(schema, df, est.release_)
             else:
                 rel_df = schema.assemble(df, est.reconstruct() if not append_only else est.transform(X))
-            tx.stage(out_path, write_table_to(stream.hide(rel_df, 1), table_format(out_path)))
+            tx.stage(out_path, write_table_to(stream.hide(rel_df, 1), output_format(out_path)))
         tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
         tx.commit()
     finally:
@@ -192,6 +193,8 @@ def stream_update(
 
         return run(state, batch, output=output, refresh_all=refresh_all, force=force, sep=sep,  # type: ignore
                    wait=wait, scheduler=scheduler, keep_ids=keep_ids)
+    check_table_output(output)
+    check_table_output(refresh_all, "--refresh-all")
     t0 = time.perf_counter()
     inputs = [("state file", state)] + ([("new batch", batch)] if isinstance(batch, (str, os.PathLike)) else [])
     check_disjoint([("output", output), ("refresh output", refresh_all)], inputs)
@@ -223,7 +226,7 @@ def stream_update(
             if out_path is not None:
                 rel_df = (_nmds_release(stream.schema, df, new_rel) if stream.method == "nmds"
                           else stream.schema.assemble(df, new_rel))
-                tx.stage(out_path, write_table_to(stream.hide(rel_df, 1, keep_ids), table_format(out_path)))
+                tx.stage(out_path, write_table_to(stream.hide(rel_df, 1, keep_ids), output_format(out_path)))
             if all_path is not None:
                 _stage_refresh(tx, stream, all_path, keep_ids)
             tx.stage(state_path, lambda p: stream.save(p), mode=0o600)
@@ -271,7 +274,7 @@ def _stage_refresh(tx: Transaction, stream: Stream, path: Path, keep_ids: bool |
     # a table of released columns only keeps no pass-through column, and a frame of none keeps no row count
     base = stream.passthrough if stream.passthrough.shape[1] else pd.DataFrame(index=range(len(rel)))
     frame = stream.hide(stream.schema.assemble(base, rel), 2, keep_ids)
-    tx.stage(path, write_table_to(frame, table_format(path)))
+    tx.stage(path, write_table_to(frame, output_format(path)))
 
 
 def stream_add_columns(
@@ -286,6 +289,7 @@ def stream_add_columns(
     """Absorb new attributes of the rows already absorbed (one row each, same order; the id column, when
     the state has one, must match).
     """
+    check_table_output(refresh_all, "--refresh-all")
     t0 = time.perf_counter()
     inputs = [("state file", state)] + ([("new columns", new_columns)] if isinstance(new_columns, (str, os.PathLike))
                                          else [])

@@ -98,8 +98,9 @@ def write_table_to(df: pd.DataFrame, fmt: str) -> Callable[[Path], None]:
         with open(tmp, "wb") as f:
             if fmt == "parquet":
                 df.to_parquet(f, index=False)
-            else:
-                f.write(df.to_csv(index=False, lineterminator="\n").encode("utf-8"))
+            else:  # fmt 'tsv' (ppdm.data.io.output_format): tabs, as a .tsv is read back
+                text = df.to_csv(index=False, lineterminator="\n", sep="\t" if fmt == "tsv" else ",")
+                f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
 
