@@ -14,16 +14,18 @@ import pytest
 ODD = ("[/b]", "[bold red]x", "weight[kg]")
 
 
+def _odd_frame(seed: int, first_id: int, n: int = 120) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"rid": range(first_id, first_id + n), ODD[0]: rng.normal(0, 1, n),
+                         ODD[1]: rng.normal(5, 2, n), ODD[2]: rng.normal(70, 10, n).round(1),
+                         "town": rng.choice(["[north]", "south"], n), "class": rng.choice(["a", "b"], n)})
+
+
 @pytest.fixture
 def odd_table(tmp_path: Path) -> Path:
-    rng = np.random.default_rng(3)
-    n = 120
-    df = pd.DataFrame({"rid": range(n), ODD[0]: rng.normal(0, 1, n), ODD[1]: rng.normal(5, 2, n),
-                       ODD[2]: rng.normal(70, 10, n).round(1), "town": rng.choice(["[north]", "south"], n),
-                       "class": rng.choice(["a", "b"], n)})
     # the file's own name holds glob's brackets too
     path = tmp_path / "survey[2024].csv"
-    df.to_csv(path, index=False)
+    _odd_frame(3, 0).to_csv(path, index=False)
     return path
 
 
@@ -42,8 +44,10 @@ def test_perturb_and_attack_a_file_named_with_brackets(cli: Callable[..., tuple[
                          "-o", str(out_file), "--state", str(state))
     assert code == 0, err
     assert "rel[bold].csv" in "".join(out.split())  # rich may fold a long path
+    control = tmp_path / "others[2024].csv"  # real people not in the table (the table itself is refused)
+    _odd_frame(4, 1000).to_csv(control, index=False)
     code, out, err = cli("attack", str(odd_table), str(out_file), "--id", "rid", "--label", "class",
-                         "--state", str(state), "--control", str(odd_table))
+                         "--state", str(state), "--control", str(control))
     assert code == 0, err
     # the inference of every column from the others names each column
     assert all(name in out for name in ODD), out
