@@ -129,3 +129,109 @@ def test_univariate_mdav_transform_warns_too(wdbc_numbers: np.ndarray) -> None:
     est = M.MDAV(k=10, univariate=True).fit(wdbc_numbers)
     with pytest.warns(PrivacyWarning, match="released values"):
         est.transform(wdbc_numbers[:50])
+
+
+# ------------------------------------------------------------------------------------ sparse, complex, not fitted
+
+
+def _every_estimator() -> list:
+    """Every registered mechanism whose dependency is installed, and the categorical ones, as pytest params."""
+    from ppdm import registry
+    from ppdm.mechanisms import categorical
+
+    out = [(name, e.load(), e.test_params) for name, e in registry.MECHANISMS.items() if e.available()]
+    out += [(c.__name__, c, {}) for c in (categorical.PRAM, categorical.RareCategoryRecoding,
+                                          categorical.LocalSuppression)]
+    return [pytest.param(cls, params, id=name) for name, cls, params in out]
+
+
+@pytest.mark.parametrize(("cls", "params"), _every_estimator())
+def test_a_sparse_matrix_is_refused_in_one_line_with_the_fix(cls: type, params: dict) -> None:
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(_frame(20).to_numpy())
+    with pytest.raises(InputError, match=r"^X is a scipy sparse matrix.*dense array \(its \.toarray\(\)\)$"):
+        cls(**params).fit(X)
+
+
+@pytest.mark.parametrize("bad", ["array", "list", "object array"])
+def test_incremental_svd_refuses_complex_values_everywhere_in_one_line(bad: str) -> None:
+    X = _frame(20).to_numpy()
+
+    def complex_(A: np.ndarray) -> object:
+        Z = A + 1j
+        return {"array": Z, "list": Z.tolist(), "object array": Z.astype(object)}[bad]
+
+    one_line = r"^(X|new columns) holds complex numbers[^\n]*real values[^\n]*$"
+    with pytest.raises(InputError, match=one_line):
+        M.IncrementalSVD(rank=2).fit(complex_(X))
+    est = M.IncrementalSVD(rank=2, keep_u=True).fit(X)
+    with pytest.raises(InputError, match=one_line):
+        est.update(complex_(X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the imaginary part was dropped with a ComplexWarning
+        with pytest.raises(InputError, match=one_line):
+            est.add_columns(complex_(X[:, :2]))
+    est = M.IncrementalSVD(rank=2, keep_u=True).fit(X)
+    assert est.add_columns(X[:, :2]).n_features_in_ == 8
+
+
+def test_a_sparse_new_columns_table_is_refused_by_name() -> None:
+    import scipy.sparse as sp
+
+    X = _frame(20).to_numpy()
+    est = M.IncrementalSVD(rank=2, keep_u=True).fit(X)
+    with pytest.raises(InputError, match="^new columns is a scipy sparse matrix"):
+        est.add_columns(sp.csr_matrix(X[:, :2]))
+
+
+# transform re-releases a new table on its own, as documented: the draws depend on the table's frequencies
+_TRANSFORM_REFITS = ("PRAM", "LocalSuppression")
+
+
+@pytest.mark.parametrize(("cls", "params"), _every_estimator())
+def test_transform_before_fit_raises_not_fitted_error(cls: type, params: dict) -> None:
+    from sklearn.exceptions import NotFittedError
+
+    from ppdm.exceptions import ParameterError
+
+    X = _frame(20).to_numpy()
+    est = cls(**params)
+    if cls.__name__ in _TRANSFORM_REFITS:
+        assert "on its own" in cls.transform.__doc__
+        return
+    if getattr(cls, "_draws_from_model", False):  # synthetic records: only fit_transform releases
+        with pytest.raises(ParameterError, match="fit_transform"):
+            est.transform(X)
+        return
+    with pytest.raises(NotFittedError):
+        est.transform(X.astype(str) if cls.__name__ == "RareCategoryRecoding" else X)
+
+
+def test_rare_category_recoding_before_fit_is_not_fitted() -> None:
+    from sklearn.exceptions import NotFittedError
+
+    from ppdm.mechanisms.categorical import RareCategoryRecoding
+
+    with pytest.raises(NotFittedError, match="RareCategoryRecoding"):
+        RareCategoryRecoding().transform(np.array([["a"], ["b"]], dtype=object))
+
+
+# ------------------------------------------------------------------------------------ boolean parameters
+
+
+@pytest.mark.parametrize("value", ["False", "True", 0, 1, None])
+def test_additive_noise_refuses_a_symmetric_that_is_not_a_boolean(value: object) -> None:
+    from ppdm.exceptions import ParameterError
+
+    with pytest.raises(ParameterError, match=r"^symmetric must be True or False; got"):
+        M.AdditiveNoise(0.5, distribution="uniform", symmetric=value).fit(_frame(20).to_numpy())
+
+
+def test_check_bool_accepts_booleans_only() -> None:
+    from ppdm.exceptions import ParameterError
+    from ppdm.utils.validation import check_bool
+
+    assert check_bool(True, "flag") is True and check_bool(np.bool_(False), "flag") is False
+    with pytest.raises(ParameterError, match="flag must be True or False; got 'no'"):
+        check_bool("no", "flag")

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ppdm.exceptions import InputError, InputTypeError, PPDMError
-from ppdm.utils.validation import check_magnitude
+from ppdm.utils.validation import COMPLEX_MESSAGE, check_magnitude, check_supported_input
 
 __all__ = ["Mechanism", "given_up", "keep_key_secret", "seed_from", "strata_of"]
 
@@ -120,14 +120,21 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Validate with scikit-learn's public ``validate_data`` (shape, finiteness, the feature names and
         count seen in fit) and :func:`~ppdm.utils.validation.check_magnitude` (values beyond 1e150 overflow the
         eigen- and least-squares solvers; a column below 1e-150 would be scaled as a constant); failures become
-        :class:`InputError`."""
+        :class:`InputError`, in one line (a sparse matrix or complex values are refused by
+        :func:`~ppdm.utils.validation.check_supported_input` first: scikit-learn's messages for them vary or
+        print the array)."""
+        check_supported_input(X)
         try:
             A = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=2 if reset else 1)
         except TypeError as e:
+            if "complex" in str(e):  # a list or an object array of complex numbers, met by float()
+                raise InputTypeError(COMPLEX_MESSAGE.format(name="X")) from None
             raise InputTypeError(str(e)) from None
         except ValueError as e:
             if isinstance(e, PPDMError):
                 raise
+            if str(e).startswith("Complex data not supported"):  # a list or an object array of complex numbers
+                raise InputTypeError(COMPLEX_MESSAGE.format(name="X")) from None
             raise InputError(str(e)) from None
         check_magnitude(A)
         return A

@@ -23,16 +23,20 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 from ppdm.exceptions import InputError, ParameterError
 from ppdm.mechanisms.base import strata_of
+from ppdm.utils.validation import check_supported_input
 
 __all__ = ["PRAM", "RareCategoryRecoding", "LocalSuppression", "invariant_matrix", "pram_matrix",
            "k_anonymity_counts"]
 
 
 def _as_cells(X: object) -> np.ndarray:
-    """A 2-D object array of labels (a 1-D input is one column)."""
+    """A 2-D object array of labels (a 1-D input is one column); a scipy sparse matrix is refused (as a 0-D
+    object array it would be reported as a shape ``()``), and so are complex numbers."""
+    check_supported_input(X)
     A = np.asarray(X.to_numpy(dtype=object) if isinstance(X, pd.DataFrame) else X, dtype=object)
     if A.ndim == 1:
         A = A[:, None]
@@ -231,6 +235,7 @@ class RareCategoryRecoding(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X: object) -> np.ndarray:
+        check_is_fitted(self, "mapping_")  # scikit-learn's NotFittedError, not an AttributeError
         A = _as_cells(X)
         if A.shape[1] != len(self.mapping_):
             raise InputError(f"fitted on {len(self.mapping_)} columns; got {A.shape[1]}")

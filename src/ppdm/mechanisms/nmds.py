@@ -16,7 +16,7 @@ import pandas as pd
 
 from ppdm.exceptions import InputError, ParameterError, PrivacyWarning
 from ppdm.mechanisms.base import Mechanism
-from ppdm.utils.validation import check_choice
+from ppdm.utils.validation import check_choice, check_supported_input
 
 __all__ = ["NonMetricMDS"]
 
@@ -135,6 +135,7 @@ class NonMetricMDS(Mechanism):
         from ppdm.distances.mixed import MixedTable
         from ppdm.distances.pairwise import MIXED
 
+        check_supported_input(X)  # before the gower path, which converts the input itself
         if isinstance(X, pd.DataFrame):
             numeric = all(pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c])
                           for c in X.columns)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ppdm.exceptions import PrivacyWarning
 from ppdm.mechanisms.base import Mechanism, given_up, seed_from
-from ppdm.utils.validation import check_choice, check_real
+from ppdm.utils.validation import check_bool, check_choice, check_real
 
 __all__ = ["AdditiveNoise", "CorrelatedNoise", "MultiplicativeNoise"]
 
@@ -61,6 +61,7 @@ class AdditiveNoise(Mechanism):
     def fit(self, X: object, y: object = None) -> AdditiveNoise:
         self._check_X(X, reset=True)
         check_choice(self.distribution, "distribution", ("uniform", "normal"))
+        check_bool(self.symmetric, "symmetric")  # the text "False" would count as true and widen the noise
         if check_real(self.scale, "scale", low=0.0) == 0.0:
             warnings.warn("noise scale 0: the release equals the input", PrivacyWarning, stacklevel=2)
         self.seed_ = seed_from(self.random_state)

@@ -7,20 +7,57 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ppdm.exceptions import InputError, ParameterError
+from ppdm.exceptions import InputError, InputTypeError, ParameterError
 from ppdm.utils.memory import check_memory
 
-__all__ = ["check_array", "check_int", "check_real", "check_choice", "check_rank", "check_memory", "check_magnitude"]
+__all__ = ["check_array", "check_bool", "check_supported_input", "check_int", "check_real", "check_choice",
+           "check_rank", "check_memory", "check_magnitude", "COMPLEX_MESSAGE"]
 
 # a cap for one intermediate array (bytes) where a caller wants one below the available memory
 MEMORY_BUDGET = 2 * 1024**3
 
+#: the one-line refusal of complex values (scikit-learn's own message prints the whole array after it)
+COMPLEX_MESSAGE = ("{name} holds complex numbers, which ppdm does not support; pass real values (the real part "
+                   "or the modulus)")
+
+
+def check_supported_input(X: object, *, name: str = "X") -> None:
+    """Refuse a scipy sparse matrix and complex numbers, in one line that says what to pass instead.
+
+    Parameters
+    ----------
+    X : object
+        The input as given (array, frame, list, ...); it is not converted here.
+    name : str, default="X"
+        What the message calls it.
+
+    Raises
+    ------
+    InputTypeError
+        For a scipy sparse matrix or array (a float conversion would see a 0-D object, and scikit-learn's own
+        message differs by estimator) and for an array or frame of complex dtype (``float64`` would drop the
+        imaginary part, and scikit-learn's message prints the whole array). Complex numbers in a list or an
+        object array are found where the values are converted (:func:`check_array`, ``Mechanism._check_X``).
+    """
+    # scipy's sparse types without importing scipy here: every one of them has ``tocsr`` and ``nnz``
+    if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+        raise InputTypeError(f"{name} is a scipy sparse matrix, which ppdm does not support; pass a dense array "
+                             "(its .toarray())")
+    dtypes = getattr(X, "dtypes", None)  # a frame: one dtype per column
+    kinds = ([getattr(d, "kind", "") for d in dtypes] if dtypes is not None and not isinstance(dtypes, np.dtype)
+             else [getattr(getattr(X, "dtype", None), "kind", "")])
+    if "c" in kinds:
+        raise InputTypeError(COMPLEX_MESSAGE.format(name=name))
+
 
 def check_array(X: object, *, name: str = "X", min_rows: int = 2, min_cols: int = 1) -> np.ndarray:
     """A finite 2-D float64 array (a copy only when a conversion is needed)."""
+    check_supported_input(X, name=name)
     try:
         A = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as e:
+        if "complex" in str(e):  # a list or an object array of complex numbers
+            raise InputTypeError(COMPLEX_MESSAGE.format(name=name)) from None
         raise InputError(f"{name} must be numeric; convert text columns or leave them out") from None
     if A.ndim != 2:
         raise InputError(f"{name} must be 2-D (rows x columns), got {A.ndim}-D; reshape it")
@@ -31,6 +68,31 @@ def check_array(X: object, *, name: str = "X", min_rows: int = 2, min_cols: int 
     if not np.isfinite(A).all():
         raise InputError(f"{name} holds missing or infinite values; fill or drop them first")
     return A
+
+
+def check_bool(value: object, name: str) -> bool:
+    """A boolean (``True``/``False`` or NumPy's).
+
+    Parameters
+    ----------
+    value : object
+        The parameter's value.
+    name : str
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ParameterError
+        For anything else: the text ``"False"`` is true to Python, and 0/1 are refused too so that a typo is
+        not read as a choice.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
+    return bool(value)
 
 
 def check_int(value: object, name: str, *, low: int | None = None, high: int | None = None) -> int:
