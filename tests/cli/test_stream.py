@@ -215,3 +215,31 @@ def test_sigkill_mid_update_leaves_state_usable(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert len(pd.read_csv(tmp_path / "new.csv")) == 50
     assert not [f for f in tmp_path.iterdir() if f.name.startswith(".r.state")]  # stale key copies removed
+
+
+def test_add_columns_needs_the_id_column_of_a_stream_with_ids(cli, tmp_path: Path) -> None:
+    df, hist, _, _ = _tables(tmp_path)
+    st = tmp_path / "r.state"
+    assert cli("stream", "init", "--keep-ids", hist, "--rank", 3, "--id", "pid", "--state", st)[0] == 0
+    before = st.read_bytes()
+    # without the ids the rows' order cannot be checked: a reversed file would be absorbed as it is
+    pd.DataFrame({"y1": np.arange(200.0)[::-1]}).to_csv(tmp_path / "no_id.csv", index=False)
+    msg = one_line_error(*cli("stream", "add-columns", st, tmp_path / "no_id.csv"))
+    assert "no id column 'pid'" in msg and "add it" in msg
+    assert st.read_bytes() == before
+    pd.DataFrame({"pid": df["pid"][:200], "y1": np.arange(200.0)}).to_csv(tmp_path / "with_id.csv", index=False)
+    assert cli("stream", "add-columns", st, tmp_path / "with_id.csv")[0] == 0
+
+
+@pytest.mark.parametrize(("rank", "buffer", "ok"), [(3, 100, False), (3, 6, False), (3, 5, True), (3, 0, True)])
+def test_a_buffer_rank_beyond_the_columns_is_refused(cli, tmp_path: Path, rank: int, buffer: int, ok: bool) -> None:
+    _, hist, _, _ = _tables(tmp_path)  # 8 numeric columns
+    st = tmp_path / "r.state"
+    res = cli("stream", "init", hist, "--rank", rank, "--buffer-rank", buffer, "--id", "pid", "--label", "grp",
+              "--state", st)
+    if ok:
+        assert res[0] == 0, res[2]
+        return
+    msg = one_line_error(*res)
+    assert f"--buffer-rank {buffer} with --rank {rank}" in msg and "choose --buffer-rank 5 or less" in msg
+    assert not st.exists()

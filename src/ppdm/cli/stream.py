@@ -152,7 +152,8 @@ def register(app: typer.Typer) -> None:
     def add_columns(
         state: StatePath,
         new_attributes: Annotated[str, typer.Argument(
-            help="New attribute columns for every absorbed row, same order (plus the id column, checked).")],
+            help="New attribute columns for every absorbed row, same order, plus the id column when the stream "
+            "has an --id (it checks the order).")],
         refresh_all: RefreshOpt = None,
         wait: WaitOpt = 0.0,
         force: ForceOpt = False,

@@ -29,6 +29,7 @@ from ppdm.streaming.store import (
     write_table_to,
 )
 from ppdm.utils.memory import check_dense
+from ppdm.utils.validation import check_int
 
 __all__ = ["stream_init", "stream_update", "stream_add_columns", "stream_status", "StreamResult", "state_lock",
            "METHODS"]
@@ -77,6 +78,31 @@ def _estimator(method: str, rank: int, params: dict[str, Any]) -> Any:
     elif params.get("sparsify") is not None:
         raise ParameterError("sparsification options need --method ssvd")
     return IncrementalSVD(rank, **params)
+
+
+def _check_buffer_rank(rank: int, buffer_rank: object, n_columns: int) -> None:
+    """Refuse a buffer that cannot fill: the factorisation of ``n_columns`` columns has at most that many
+    components, so ``rank + buffer_rank`` beyond it tracks nothing more (and was accepted without a word).
+
+    Parameters
+    ----------
+    rank : int
+        The released rank (``--rank``; checked by the estimator itself).
+    buffer_rank : object
+        The extra components tracked (``--buffer-rank``).
+    n_columns : int
+        The released columns of the first table.
+
+    Raises
+    ------
+    ParameterError
+        When ``rank + buffer_rank`` exceeds ``n_columns``; the message names the largest buffer that fits.
+    """
+    b = check_int(buffer_rank, "--buffer-rank", low=0)
+    if isinstance(rank, int) and 1 <= rank < n_columns and rank + b > n_columns:
+        raise ParameterError(
+            f"--buffer-rank {b} with --rank {rank} tracks {rank + b} components of a {n_columns}-column table, "
+            f"which has at most {n_columns}; choose --buffer-rank {n_columns - rank} or less")
 
 
 # ---------------------------------------------------------------------------------------- commands
@@ -135,6 +161,8 @@ def _init(source: PathLike | pd.DataFrame, out_path: Path | None, state_path: Pa
                 "init on the first part of the table and absorb the rest with ppdm stream update")
     X = _matrix(df, schema.released, "table")
     nmds = method == "nmds"
+    if not nmds:
+        _check_buffer_rank(rank, (params or {}).get("buffer_rank", 0), X.shape[1])
     from ppdm.keys import MECHANISM_STREAM, release_key, warn_known
 
     key = release_key(seed)
@@ -287,7 +315,7 @@ def stream_add_columns(
     wait: float = 0.0,
 ) -> StreamResult:
     """Absorb new attributes of the rows already absorbed (one row each, same order; the id column, when
-    the state has one, must match).
+    the state has one, must be in the file and match).
     """
     check_table_output(refresh_all, "--refresh-all")
     t0 = time.perf_counter()
@@ -306,7 +334,11 @@ def stream_add_columns(
         df = read_table(new_columns, sep=sep)
         sch = stream.schema
         new = [c for c in map(str, df.columns) if c != sch.id]
-        if sch.id is not None and sch.id in df.columns:
+        if sch.id is not None and sch.id not in df.columns:
+            # without the ids nothing shows that the new values are in the order the rows were absorbed
+            raise InputError(f"the new columns' file has no id column '{sch.id}' (the stream was started with "
+                             f"--id {sch.id}); add it, one row per absorbed record, so that the rows' order is checked")
+        if sch.id is not None:
             got = df[sch.id].astype(str).to_numpy()
             want = stream.passthrough[sch.id].astype(str).to_numpy()
             if len(got) != len(want) or not np.array_equal(got, want):
