@@ -136,3 +136,27 @@ def test_perturb_nmf_command(cli: Cli, tmp_path: Path) -> None:
     code, _, err = cli("perturb", src, "--method", "nmf", "--components", 10, "--label", "class", "-o",
                        tmp_path / "r3.csv")
     assert code == 2 and "components" in err and not (tmp_path / "r3.csv").exists()
+
+
+def test_information_measures_say_they_round_and_never_print_nan(cli: Cli, iris_csv: Path, tmp_path: Path) -> None:
+    code, stdout, err = cli("hide", iris_csv, "-k", 3, "--hide-member", 50, "--label", "class", "-o",
+                            tmp_path / "a.csv", "--seed", 1)
+    assert code == 0, err
+    assert "rounded to integers" in stdout and "Wang 2008" in stdout
+    assert "ED 0." in stdout and "not measured meaningfully" not in stdout
+    # the same table in [0, 0.4]: every value rounds to 0, so no column is measured and ED is undefined
+    df = pd.read_csv(iris_csv)
+    num = df.columns[:-1]
+    df[num] = (df[num] - df[num].min()) / (df[num].max() - df[num].min()) * 0.4
+    df.to_csv(tmp_path / "small.csv", index=False)
+    code, stdout, err = cli("hide", tmp_path / "small.csv", "-k", 3, "--hide-member", 50, "--label", "class", "-o",
+                            tmp_path / "b.csv", "--seed", 1)
+    assert code == 0, err
+    assert "nan" not in stdout.lower() and "ED undefined" in stdout and "rescale" in stdout
+    assert "not measured meaningfully" in stdout and all(c in stdout for c in num)
+    assert "mutual information (bits)" not in stdout  # no column's 0.000 is shown as if measured
+    code, stdout, err = cli("hide", tmp_path / "small.csv", "-k", 3, "--hide-member", 50, "--label", "class", "-o",
+                            tmp_path / "c.csv", "--seed", 1, "--json")
+    s = json.loads(stdout)
+    assert "NaN" not in stdout and s["entropy_distortion"] is None and "undefined" in s["entropy_distortion_note"]
+    assert s["information_unmeasured_columns"] == list(num)

@@ -114,11 +114,35 @@ def _print(s: dict[str, Any]) -> None:
     c.print(f"records moved: {moved or 'none'}{more}")
     v = s["value"]
     c.print(f"value distortion: RE {v['re']:.4f}  RP {v['rp']:.2f}  RK {v['rk']:.4f}  CP {v['cp']:.4f}  "
-            f"CK {v['ck']:.4f}  ED {s['entropy_distortion']:.4f}")
-    c.print("mutual information (bits): " + ", ".join(f"{k} {x:.3f}" for k, x in s["mutual_information"].items()))
+            f"CK {v['ck']:.4f}")
+    _print_information(c, s)
     if s.get("output"):
         c.print(f"release -> {s['output']}" + (f"   state -> {s['state']} (secret; keep it private)"
                                                  if s.get("state") else ""))
+
+
+def _print_information(c: Any, s: dict[str, Any]) -> None:
+    """ED and the mutual informations, with the rounding they rest on and the columns it leaves unmeasured.
+
+    Parameters
+    ----------
+    c : rich.console.Console
+        Where to print.
+    s : dict
+        The summary of :func:`ppdm.hiding.table.hide_table`.
+    """
+    small = set(s.get("information_unmeasured_columns", ()))
+    c.print(f"information measures ({s['information_rounding']}):")
+    ed = s["entropy_distortion"]
+    c.print(f"  ED {ed:.4f}" if ed is not None else f"  ED {s['entropy_distortion_note']}")
+    measured = {k: x for k, x in s["mutual_information"].items() if k not in small}
+    if measured:
+        c.print("  mutual information (bits): " + ", ".join(f"{k} {x:.3f}" for k, x in measured.items()))
+    if small:
+        # a printed 0.000 would read as "the release destroyed the column"; the rounding did
+        names = [k for k in s["mutual_information"] if k in small]
+        c.print(f"  not measured meaningfully (values all below 1 in magnitude round to -1, 0 or 1; rescale to "
+                f"measure them): {', '.join(names)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -190,6 +190,15 @@ def summarize(res: HidingResult, X: np.ndarray, names: Sequence[object], columns
     changes = res.changes(names)
     side = [c for i, c in zip(np.flatnonzero(res.truth != res.labels), changes, strict=True) if i not in conf]
     mi = mutual_information_vector(X, res.release)
+    ed = entropy_distortion(X, res.release)
+    # Wang (2008) counts values after rounding them to integers (its tables are reproduced so): a column whose
+    # values all lie below 1 in magnitude rounds to -1, 0 and 1 at most, so its entropy and mutual information
+    # say little or nothing (0 bits for values below 0.5), whatever the release did to it
+    small = [str(c) for c, peak in zip(columns, np.abs(X).max(axis=0) if X.size else [], strict=True) if peak < 1]
+    ed_note = None
+    if not np.isfinite(ed):
+        ed_note = ("undefined: every column of the original rounds to one integer, so its entropies are all 0; "
+                   "rescale the columns (integer units) to measure it")
     return {
         "achieved": res.achieved,
         "trials": res.trials,
@@ -204,7 +213,10 @@ def summarize(res: HidingResult, X: np.ndarray, names: Sequence[object], columns
         "cluster_sizes": np.bincount(res.truth, minlength=int(max(res.truth.max(), res.labels.max()) + 1)).tolist(),
         "value": value_metrics(X, res.release),
         "mutual_information": {c: float(v) for c, v in zip(columns, mi, strict=True)},
-        "entropy_distortion": entropy_distortion(X, res.release),
+        "entropy_distortion": float(ed) if ed_note is None else None,
+        "entropy_distortion_note": ed_note,
+        "information_rounding": "values rounded to integers before counting (Wang 2008's convention)",
+        "information_unmeasured_columns": small,
     }
 
 
