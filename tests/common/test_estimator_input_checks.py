@@ -162,7 +162,7 @@ def test_incremental_svd_refuses_complex_values_everywhere_in_one_line(bad: str)
         Z = A + 1j
         return {"array": Z, "list": Z.tolist(), "object array": Z.astype(object)}[bad]
 
-    one_line = r"^(X|new columns) holds complex numbers[^\n]*real values[^\n]*$"
+    one_line = r"^Complex data not supported: (X|new columns) holds complex numbers[^\n]*real values[^\n]*$"
     with pytest.raises(InputError, match=one_line):
         M.IncrementalSVD(rank=2).fit(complex_(X))
     est = M.IncrementalSVD(rank=2, keep_u=True).fit(X)

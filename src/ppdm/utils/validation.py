@@ -16,9 +16,10 @@ __all__ = ["check_array", "check_bool", "check_supported_input", "check_int", "c
 # a cap for one intermediate array (bytes) where a caller wants one below the available memory
 MEMORY_BUDGET = 2 * 1024**3
 
-#: the one-line refusal of complex values (scikit-learn's own message prints the whole array after it)
-COMPLEX_MESSAGE = ("{name} holds complex numbers, which ppdm does not support; pass real values (the real part "
-                   "or the modulus)")
+#: the one-line refusal of complex values (scikit-learn's own message prints the whole array after it); it starts
+#: with scikit-learn's words, which its estimator checks look for
+COMPLEX_MESSAGE = ("Complex data not supported: {name} holds complex numbers; pass real values (the real part or "
+                   "the modulus)")
 
 
 def check_supported_input(X: object, *, name: str = "X") -> None:
