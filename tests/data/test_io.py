@@ -159,26 +159,26 @@ def _typed_frame(n: int = 50) -> pd.DataFrame:
 
 @pytest.mark.parametrize("layout", ["plain", "stored index", "named index", "no index"])
 def test_parquet_read_a_column_at_a_time_equals_pandas(tmp_path: Path, layout: str) -> None:
-    from ppdm.data.io import _numbers_as_floats, _times_in_utc
+    from ppdm.data.cells import numbers_as_floats, times_in_utc
 
     df = _typed_frame()
     frame = {"stored index": df.set_index("i"), "named index": df.rename_axis("rowid")}.get(layout, df)
     frame.to_parquet(tmp_path / "t.parquet", index=False if layout == "no index" else None)
     # as pandas reads it, but for the times with a zone: the same instants in UTC, without the zone
-    expected = _numbers_as_floats(_times_in_utc(pd.read_parquet(tmp_path / "t.parquet").reset_index(drop=True)))
+    expected = numbers_as_floats(times_in_utc(pd.read_parquet(tmp_path / "t.parquet").reset_index(drop=True)))
     got = read_table(tmp_path / "t.parquet")
     pd.testing.assert_frame_equal(got, expected)
     assert "__index_level_0__" not in got.columns  # a stored index is not a column of the table
 
 
 def test_parquet_read_of_several_files_equals_their_concatenation(tmp_path: Path) -> None:
-    from ppdm.data.io import _numbers_as_floats, _times_in_utc
+    from ppdm.data.cells import numbers_as_floats, times_in_utc
 
     df = _typed_frame()
     (tmp_path / "parts").mkdir()
     df.iloc[:20].to_parquet(tmp_path / "parts" / "a.parquet")
     df.iloc[20:].to_parquet(tmp_path / "parts" / "b.parquet")
-    pd.testing.assert_frame_equal(read_table(tmp_path / "parts"), _numbers_as_floats(_times_in_utc(df.copy())))
+    pd.testing.assert_frame_equal(read_table(tmp_path / "parts"), numbers_as_floats(times_in_utc(df.copy())))
 
 
 def test_parquet_written_a_row_group_at_a_time_equals_one_write(tmp_path: Path, monkeypatch) -> None:
