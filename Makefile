@@ -31,14 +31,15 @@ demo: $(STAMP)
 	@echo "outputs in out/release/: release.csv (publish), release.json (record), report.html, release.state (secret)"
 
 # lint, the declared layers, the documentation site, the installed wheel, ppdm's attacks against anonymeter's
-# in their own environment, then the test suite (its summary line is the last)
+# in their own environment, then the test suite (its summary line is the last), its files shared out among the
+# cores (pytest-xdist; a file's tests stay together, so its fixtures are made once)
 test: $(STAMP) $(AUDIT_STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts docs/hooks
 	$(BIN)/lint-imports --no-cache
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d .site
 	$(BIN)/python scripts/smoke_wheel.py
 	$(AUDIT_VENV)/bin/pytest -q -p no:cacheprovider $(AUDIT_TESTS)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts docs/hooks
