@@ -177,8 +177,6 @@ def test_evaluate_names_the_columns_one_table_lacks(cli, tmp_path: Path, wdbc_sa
 def test_a_control_of_other_people_on_coarse_columns_passes() -> None:
     """On four yes/no columns every real person outside the table matches some row of it: the original's own
     repeated rows show that chance, and such a control is neither refused nor warned about."""
-    import warnings
-
     from ppdm.attacks.anonymisation import check_control
 
     rng = np.random.default_rng(0)
