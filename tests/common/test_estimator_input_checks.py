@@ -235,3 +235,21 @@ def test_check_bool_accepts_booleans_only() -> None:
     assert check_bool(True, "flag") is True and check_bool(np.bool_(False), "flag") is False
     with pytest.raises(ParameterError, match="flag must be True or False; got 'no'"):
         check_bool("no", "flag")
+
+
+def _bool_cases() -> list[tuple[str, str]]:
+    from ppdm.mechanisms.base import Mechanism, _bool_parameters
+
+    return [(name, p) for name in M.__all__ if isinstance(cls := getattr(M, name), type) and issubclass(cls, Mechanism)
+            for p in _bool_parameters(cls)]
+
+
+@pytest.mark.parametrize(("name", "param"), _bool_cases())
+def test_every_parameter_declared_bool_refuses_text_at_fit(name: str, param: str) -> None:
+    """ "False" (text) counts as true: a mechanism given it did the opposite of what was asked."""
+    from ppdm.exceptions import ParameterError
+
+    X = np.abs(np.random.default_rng(0).normal(size=(80, 4))) + 0.1
+    est = getattr(M, name)().set_params(**{param: "False"})
+    with pytest.raises(ParameterError, match=f"{param} must be True or False"):
+        est.fit(X)

@@ -8,6 +8,7 @@ material: they invert or de-noise the release and live only in state files.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, ClassVar
 
@@ -16,7 +17,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ppdm.exceptions import InputError, InputTypeError, PPDMError
-from ppdm.utils.validation import COMPLEX_MESSAGE, check_magnitude, check_supported_input
+from ppdm.utils.validation import COMPLEX_MESSAGE, check_bool, check_magnitude, check_supported_input
 
 __all__ = ["Mechanism", "given_up", "keep_key_secret", "seed_from", "strata_of"]
 
@@ -49,6 +50,16 @@ def given_up(X: object, overwrite_input: bool) -> bool:
     float64 table (what :func:`~ppdm.flow.arrays.perturb_array` gives as its own preprocessed copy)."""
     return bool(overwrite_input and isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
                 and X.flags.writeable and X.flags.c_contiguous)
+
+
+@functools.cache
+def _bool_parameters(cls: type) -> tuple[str, ...]:
+    """The parameters ``cls.__init__`` declares ``bool``: each is checked at ``fit`` (a string such as "False"
+    counts as true, and the mechanism would do the opposite of what was asked)."""
+    import inspect
+
+    return tuple(p.name for p in inspect.signature(cls.__init__).parameters.values()  # type: ignore[misc]
+                 if p.annotation in ("bool", bool))
 
 
 #: a seed as scikit-learn's repr writes it (nested mechanisms' too)
@@ -116,6 +127,11 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     #: largest indicator
     _block_reading: ClassVar[str] = "calibrated"
 
+    def _check_bool_params(self) -> None:
+        """Refuse a parameter declared ``bool`` that holds anything else (see :func:`_bool_parameters`)."""
+        for name in _bool_parameters(type(self)):
+            check_bool(getattr(self, name), name)
+
     def _check_X(self, X: object, *, reset: bool) -> np.ndarray:
         """Validate with scikit-learn's public ``validate_data`` (shape, finiteness, the feature names and
         count seen in fit) and :func:`~ppdm.utils.validation.check_magnitude` (values beyond 1e150 overflow the
@@ -124,6 +140,8 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         :func:`~ppdm.utils.validation.check_supported_input` first: scikit-learn's messages for them vary or
         print the array)."""
         check_supported_input(X)
+        if reset:
+            self._check_bool_params()
         try:
             A = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=2 if reset else 1)
         except TypeError as e:

@@ -222,6 +222,7 @@ class MarginalSynthesis(Mechanism):
         from sklearn.utils.validation import validate_data
 
         check_supported_input(X)
+        self._check_bool_params()
         try:
             return validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite="allow-nan",
                                  ensure_min_samples=2)
