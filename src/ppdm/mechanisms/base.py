@@ -139,11 +139,18 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         :class:`InputError`, in one line (a sparse matrix or complex values are refused by
         :func:`~ppdm.utils.validation.check_supported_input` first: scikit-learn's messages for them vary or
         print the array)."""
+        A = self._validated(X, reset=reset, ensure_min_samples=2 if reset else 1)
+        check_magnitude(A)
+        return A
+
+    def _validated(self, X: object, *, reset: bool, **checks: Any) -> np.ndarray:
+        """``X`` through scikit-learn's ``validate_data`` as float64 (``checks``: its other options), the
+        parameters declared ``bool`` checked at ``fit`` (``reset``), every failure one line of ppdm's."""
         check_supported_input(X)
         if reset:
             self._check_bool_params()
         try:
-            A = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=2 if reset else 1)
+            return validate_data(self, X, reset=reset, dtype=np.float64, **checks)
         except TypeError as e:
             if "complex" in str(e):  # a list or an object array of complex numbers, met by float()
                 raise InputTypeError(COMPLEX_MESSAGE.format(name="X")) from None
@@ -154,8 +161,6 @@ class Mechanism(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             if str(e).startswith("Complex data not supported"):  # a list or an object array of complex numbers
                 raise InputTypeError(COMPLEX_MESSAGE.format(name="X")) from None
             raise InputError(str(e)) from None
-        check_magnitude(A)
-        return A
 
     def _check_fitted(self) -> None:
         check_is_fitted(self)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ppdm.exceptions import InputError, InputTypeError, MissingDependencyError, ParameterError
+from ppdm.exceptions import InputError, MissingDependencyError, ParameterError
 from ppdm.mechanisms.base import Mechanism, seed_from
 from ppdm.mechanisms.dp_columns import (
     KINDS,
@@ -35,7 +35,7 @@ from ppdm.mechanisms.dp_columns import (
     number_code,
     range_cells,
 )
-from ppdm.utils.validation import COMPLEX_MESSAGE, check_int, check_real, check_supported_input
+from ppdm.utils.validation import check_int, check_real
 
 __all__ = ["MarginalSynthesis", "load_mbi", "choose_xla", "RANGE_SHARE"]
 
@@ -219,21 +219,8 @@ class MarginalSynthesis(Mechanism):
         return out
 
     def _check_table(self, X: object) -> np.ndarray:
-        from sklearn.utils.validation import validate_data
-
-        check_supported_input(X)
-        self._check_bool_params()
-        try:
-            return validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite="allow-nan",
-                                 ensure_min_samples=2)
-        except TypeError as e:
-            if "complex" in str(e):  # a list or an object array of complex numbers, met by float()
-                raise InputTypeError(COMPLEX_MESSAGE.format(name="X")) from None
-            raise InputTypeError(str(e)) from None
-        except ValueError as e:
-            if str(e).startswith("Complex data not supported"):
-                raise InputTypeError(COMPLEX_MESSAGE.format(name="X")) from None
-            raise InputError(str(e)) from None
+        # gaps are a table's own values here (a synthesiser releases them as gaps)
+        return self._validated(X, reset=True, ensure_all_finite="allow-nan", ensure_min_samples=2)
 
     # -- fitting ------------------------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from ppdm.exceptions import ParameterError, PrivacyWarning
 from ppdm.mechanisms.base import Mechanism, given_up, strata_of
 from ppdm.utils.validation import check_int, check_real
 
-__all__ = ["MDAV", "mdav_groups", "univariate_groups", "vmdav_groups", "warn_small_groups"]
+__all__ = ["MDAV", "mdav_groups", "univariate_groups", "vmdav_groups", "warn_small_centroids", "warn_small_groups"]
 
 
 def mdav_groups(X: np.ndarray, k: int) -> np.ndarray:
@@ -185,6 +185,15 @@ def _principal_scores(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     for s, c in zip(range(0, len(rows), _SCORE_CHUNK), chunks, strict=True):
         proj[s:s + len(c)] = (X[c] - mean) @ v
     return proj
+
+
+def warn_small_centroids(nearest: np.ndarray, n_centroids: int, k: int, name: str) -> None:
+    """Warn when a ``transform`` that gave each row its ``nearest`` centroid released a centroid to fewer than
+    ``k`` rows."""
+    counts = np.bincount(nearest, minlength=n_centroids)
+    small = int(((counts > 0) & (counts < k)).sum())
+    if small:
+        warn_small_groups(small, f"{int((counts > 0).sum())} released centroids", k, name)
 
 
 def warn_small_groups(small: int, of: str, k: int, name: str) -> None:
@@ -407,10 +416,7 @@ class MDAV(Mechanism):
                 warn_small_groups(small, f"{shown} released values (column by column)", k, "MDAV")
             return out
         nearest = nearest_neighbors(A, self.centroids_, 1)[:, 0]
-        counts = np.bincount(nearest, minlength=len(self.centroids_))
-        small = int(((counts > 0) & (counts < k)).sum())
-        if small:
-            warn_small_groups(small, f"{int((counts > 0).sum())} released centroids", k, "MDAV")
+        warn_small_centroids(nearest, len(self.centroids_), k, "MDAV")
         return self.centroids_[nearest]
 
     def fit_transform(self, X: object, y: object = None, *, overwrite_input: bool = False,

@@ -23,7 +23,7 @@ import numpy as np
 
 from ppdm.exceptions import PrivacyWarning
 from ppdm.mechanisms.base import Mechanism, seed_from
-from ppdm.mechanisms.microaggregation import MDAV, warn_small_groups
+from ppdm.mechanisms.microaggregation import MDAV, warn_small_centroids
 from ppdm.utils.linalg import SVD_SOLVERS, thin_svd
 from ppdm.utils.validation import check_choice, check_int, check_rank, check_real
 
@@ -152,12 +152,9 @@ class SVDMicroaggregation(Mechanism):
         """The reconstruction of the NEAREST group centroid (in the subspace) of each row.
 
         .. warning::
-           ``transform`` does not keep ``k``: ``fit(X).transform(X)`` is **not** ``fit_transform(X)``. A row
-           goes to the centroid nearest to it, not to its own group, so a released centroid may be shared by
-           fewer than ``k`` rows and the release loses its k-anonymity. Release a table with
-           :meth:`fit_transform` (every record its own group of ``k`` or more); a
-           :class:`~ppdm.exceptions.PrivacyWarning` is emitted when the rows returned here share a centroid
-           with fewer than ``k - 1`` others.
+           ``transform`` does not keep ``k``, as :meth:`MDAV.transform <ppdm.mechanisms.MDAV.transform>` says:
+           release a table with :meth:`fit_transform`; a :class:`~ppdm.exceptions.PrivacyWarning` is emitted
+           when a centroid returned here goes to fewer than ``k`` rows.
 
         Parameters
         ----------
@@ -174,11 +171,7 @@ class SVDMicroaggregation(Mechanism):
         self._check_fitted()
         A = self._check_X(X, reset=False)
         nearest = nearest_neighbors(A @ self.components_.T, self.centroids_, 1)[:, 0]
-        counts = np.bincount(nearest, minlength=len(self.centroids_))
-        small = int(((counts > 0) & (counts < int(self.k))).sum())
-        if small:
-            warn_small_groups(small, f"{int((counts > 0).sum())} released centroids", int(self.k),
-                              "SVDMicroaggregation")
+        warn_small_centroids(nearest, len(self.centroids_), int(self.k), "SVDMicroaggregation")
         return self.centroids_[nearest] @ self.components_
 
     def fit_transform(self, X: object, y: object = None, **fit_params: object) -> np.ndarray:
