@@ -11,7 +11,8 @@ import pandas as pd
 
 from ppdm.exceptions import InputError
 
-__all__ = ["Schema", "check_named", "check_roles", "check_unique_ids", "resolve_schema", "warn_passthrough"]
+__all__ = ["Schema", "check_named", "check_roles", "check_unique_ids", "quoted_names", "resolve_schema",
+           "warn_passthrough"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class Schema:
             raise InputError(f"{released.shape[1]} released columns but {len(names)} names; this is a bug")
         clash = [c for c in names if c in self.columns and c not in self.released and c not in self.dropped]
         if clash:
-            raise InputError(f"the new column name(s) {_names(clash)} already exist in the table; rename them")
+            raise InputError(f"the new column name(s) {quoted_names(clash)} already exist in the table; rename them")
         out = {}
         placed = False
         for c in self.columns:
@@ -100,9 +101,10 @@ class Schema:
         missing = [c for c in self.columns if c not in cols]
         extra = [c for c in cols if c not in self.columns]
         if missing:
-            raise InputError(f"{what} lacks column(s) {_names(missing)}; send the same columns as the first table")
+            raise InputError(f"{what} lacks column(s) {quoted_names(missing)}; send the same columns as the first "
+                             "table")
         if extra:
-            raise InputError(f"{what} has unexpected column(s) {_names(extra)}; drop them or start a new state")
+            raise InputError(f"{what} has unexpected column(s) {quoted_names(extra)}; drop them or start a new state")
         raise InputError(f"{what} has the right columns in another order; reorder them as in the first table")
 
     # -- serialisation ---------------------------------------------------------------------------
@@ -125,7 +127,8 @@ def check_named(cols: Sequence[str], *, id: str | None = None, label: str | None
     named += [("--drop", c) for c in drop]
     for flag, c in named:
         if c is not None and c not in cols:
-            raise InputError(f"{flag} names column '{c}', which {table} does not have; columns are {_names(cols)}")
+            raise InputError(f"{flag} names column '{c}', which {table} does not have; columns are "
+                             f"{quoted_names(cols)}")
 
 
 def check_roles(cols: Sequence[str], *, id: str | None = None, label: str | None = None, drop: Sequence[str] = (),
@@ -156,11 +159,12 @@ def warn_passthrough(schema: Schema, how: str) -> None:
 
         from ppdm.exceptions import PrivacyWarning
 
-        warnings.warn(f"column(s) {_names(list(schema.passthrough))} reach the release unperturbed ({how}); --drop "
-                      "them if they describe people", PrivacyWarning, stacklevel=3)
+        warnings.warn(f"column(s) {quoted_names(list(schema.passthrough))} reach the release unperturbed ({how}); "
+                      "--drop them if they describe people", PrivacyWarning, stacklevel=3)
 
 
-def _names(cols: Sequence[str], limit: int = 5) -> str:
+def quoted_names(cols: Sequence[str], limit: int = 5) -> str:
+    """The first ``limit`` names, quoted, and how many more (for messages)."""
     shown = ", ".join(f"'{c}'" for c in cols[:limit])
     return shown + (f" and {len(cols) - limit} more" if len(cols) > limit else "")
 
@@ -291,7 +295,7 @@ def resolve_schema(
     if columns is not None:
         clash = special.intersection(columns)
         if clash:
-            raise InputError(f"column {_names(sorted(clash))} is the id or label and cannot be perturbed")
+            raise InputError(f"column {quoted_names(sorted(clash))} is the id or label and cannot be perturbed")
         released = [c for c in cols if c in set(columns)]
         for c in released:
             if not pd.api.types.is_numeric_dtype(df[c]) and not allow_categorical:

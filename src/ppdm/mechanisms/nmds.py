@@ -146,11 +146,12 @@ class NonMetricMDS(Mechanism):
                 if not reset and hasattr(self, "feature_names_in_"):
                     # records placed by column position: reordered or renamed columns would be compared with
                     # the wrong ones without a word
-                    got = list(map(str, X.columns))
-                    if got != list(self.feature_names_in_):
-                        raise InputError(f"the table's columns ({_few(got)}) are not the ones NMDS was fitted on "
-                                         f"({_few(list(self.feature_names_in_))}); give the same columns in the "
-                                         "same order")
+                    from ppdm.data.schema import quoted_names
+
+                    got, fitted = list(map(str, X.columns)), list(self.feature_names_in_)
+                    if got != fitted:
+                        raise InputError(f"the table's columns ({quoted_names(got)}) are not the ones NMDS was fitted "
+                                         f"on ({quoted_names(fitted)}); give the same columns in the same order")
                 t = MixedTable.from_frame(X)
                 if reset:
                     self.n_features_in_ = X.shape[1]
@@ -420,12 +421,6 @@ class NonMetricMDS(Mechanism):
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
         return np.asarray([f"d{k + 1}" for k in range(self.n_components_)], dtype=object)
-
-
-def _few(names: list[str], k: int = 5) -> str:
-    """The first ``k`` names, quoted, and how many more."""
-    shown = ", ".join(repr(n) for n in names[:k])
-    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
 class _progress:
